@@ -1,0 +1,24 @@
+/** Two projects: `unit` needs nothing but Node; `cluster` needs a real API server (see scripts/cluster). */
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      transform,
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.cluster\\.test\\.ts$'],
+    },
+    {
+      displayName: 'cluster',
+      testEnvironment: 'node',
+      transform,
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.cluster.test.ts'],
+      slowTestThreshold: 60,
+    },
+  ],
+};
