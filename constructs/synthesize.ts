@@ -1,0 +1,47 @@
+import { ApiObject, App, Chart } from 'cdk8s';
+import { lookupKind } from './registry';
+import { CustomResource, Manifest, SpecError, childLabels } from './resource';
+
+export interface SynthesizeOptions {
+  /**
+   * The custom resource's identity in a cluster. With it every child gets a controller ownerReference to
+   * the resource; without it (offline rendering) none.
+   * @default - no ownerReferences
+   */
+  readonly owner?: { readonly uid: string };
+}
+
+/**
+ * The complete desired set of children of one custom resource: pure, no I/O. A fresh cdk8s App per call,
+ * since a shared one re-validates everything on every synthesis and grows without bound.
+ * Throws SpecError naming the field for a resource it cannot synthesize.
+ */
+export function synthesize(resource: CustomResource, options: SynthesizeOptions = {}): Manifest[] {
+  const definition = lookupKind(resource.apiVersion, resource.kind);
+  if (!definition) {
+    throw new SpecError('kind', `no kind ${resource.kind} registered for apiVersion ${resource.apiVersion}`);
+  }
+  if (!resource.metadata?.name) throw new SpecError('metadata.name', 'Required value');
+
+  const chart = new Chart(new App(), 'resource', {
+    namespace: definition.namespaced ? resource.metadata.namespace : undefined,
+    labels: childLabels(resource),
+    disableResourceNameHashes: true,
+  });
+  definition.build(chart, resource);
+
+  if (options.owner) {
+    const owner = {
+      apiVersion: resource.apiVersion,
+      kind: resource.kind,
+      name: resource.metadata.name,
+      uid: options.owner.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    for (const child of chart.node.findAll()) {
+      if (ApiObject.isApiObject(child)) child.metadata.addOwnerReference(owner);
+    }
+  }
+  return chart.toJson() as Manifest[];
+}
