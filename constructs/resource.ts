@@ -47,9 +47,10 @@ export interface Manifest {
 export class SpecError extends Error {
   constructor(
     readonly field: string,
-    message: string,
+    /** The message without the field. */
+    readonly detail: string,
   ) {
-    super(`${field}: ${message}`);
+    super(`${field}: ${detail}`);
     this.name = 'SpecError';
   }
 }

@@ -1,4 +1,5 @@
 import { ApiObject, App, Chart } from 'cdk8s';
+import type { Construct } from 'constructs';
 import { lookupKind } from './registry';
 import { CustomResource, Manifest, SpecError, childLabels } from './resource';
 
@@ -12,18 +13,26 @@ export interface SynthesizeOptions {
 }
 
 /**
- * The complete desired set of children of one custom resource: pure, no I/O. A fresh cdk8s App per call,
- * since a shared one re-validates everything on every synthesis and grows without bound.
+ * Adds a chart holding the children of `resource` to `scope`: the kind's construct, the labels that mark
+ * every child as ours, the resource's namespace, and ownerReferences when an owner is given.
  * Throws SpecError naming the field for a resource it cannot synthesize.
  */
-export function synthesize(resource: CustomResource, options: SynthesizeOptions = {}): Manifest[] {
+export function resourceChart(
+  scope: Construct,
+  id: string,
+  resource: CustomResource,
+  options: SynthesizeOptions = {},
+): Chart {
   const definition = lookupKind(resource.apiVersion, resource.kind);
   if (!definition) {
-    throw new SpecError('kind', `no kind ${resource.kind} registered for apiVersion ${resource.apiVersion}`);
+    throw new SpecError(
+      'kind',
+      `no kind ${resource.kind} is registered for apiVersion ${resource.apiVersion}`,
+    );
   }
   if (!resource.metadata?.name) throw new SpecError('metadata.name', 'Required value');
 
-  const chart = new Chart(new App(), 'resource', {
+  const chart = new Chart(scope, id, {
     namespace: definition.namespaced ? resource.metadata.namespace : undefined,
     labels: childLabels(resource),
     disableResourceNameHashes: true,
@@ -43,5 +52,13 @@ export function synthesize(resource: CustomResource, options: SynthesizeOptions 
       if (ApiObject.isApiObject(child)) child.metadata.addOwnerReference(owner);
     }
   }
-  return chart.toJson() as Manifest[];
+  return chart;
+}
+
+/**
+ * The complete desired set of children of one custom resource: pure, no I/O. A fresh cdk8s App per call,
+ * since a shared one re-validates everything on every synthesis and grows without bound.
+ */
+export function synthesize(resource: CustomResource, options: SynthesizeOptions = {}): Manifest[] {
+  return resourceChart(new App(), 'resource', resource, options).toJson() as Manifest[];
 }

@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { LineCounter, parseAllDocuments } from 'yaml';
+import type { Problem } from './problem';
+
+/** One YAML document of an input file. */
+export interface SourceDocument {
+  readonly file: string;
+  /** 1-based position of the document in its file. */
+  readonly index: number;
+  readonly value: unknown;
+}
+
+const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+/** The YAML files under `path`: itself when a file, else every .yaml/.yml/.json below it, sorted. */
+function listFiles(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path, { withFileTypes: true })
+    .map((entry) => ({ entry, full: join(path, entry.name) }))
+    .sort((a, b) => a.full.localeCompare(b.full))
+    .flatMap(({ entry, full }) =>
+      entry.isDirectory() ? listFiles(full) : EXTENSIONS.has(extname(entry.name)) ? [full] : [],
+    );
+}
+
+/**
+ * Every document of every file under `paths`. A file or document that cannot be read becomes a Problem
+ * and the others are still returned: one broken file never hides the rest.
+ */
+export function readDocuments(paths: string[]): { documents: SourceDocument[]; problems: Problem[] } {
+  const documents: SourceDocument[] = [];
+  const problems: Problem[] = [];
+  for (const path of paths) {
+    let files: string[];
+    try {
+      files = listFiles(path);
+    } catch (err) {
+      problems.push({ file: path, resource: '-', message: `cannot read: ${(err as Error).message}` });
+      continue;
+    }
+    for (const file of files) {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (err) {
+        problems.push({ file, resource: '-', message: `cannot read: ${(err as Error).message}` });
+        continue;
+      }
+      const lineCounter = new LineCounter();
+      parseAllDocuments(text, { lineCounter }).forEach((doc, i) => {
+        const index = i + 1;
+        if (doc.errors.length > 0) {
+          for (const error of doc.errors) {
+            const { line, col } = lineCounter.linePos(error.pos[0]);
+            problems.push({
+              file,
+              resource: `document ${index}`,
+              message: `invalid YAML at line ${line}, column ${col}: ${error.message.split('\n')[0].replace(/ at line.*/, '')}`,
+            });
+          }
+          return;
+        }
+        const value: unknown = doc.toJS();
+        if (value !== null && value !== undefined) documents.push({ file, index, value });
+      });
+    }
+  }
+  return { documents, problems };
+}
