@@ -1,0 +1,565 @@
+/**
+ * The controller's only door to the API server: JSON requests and watch streams over node:https
+ * with keep-alive agents. `@kubernetes/client-node` is used for one thing only, the kubeconfig
+ * (in-cluster service account, KUBECONFIG, ~/.kube/config, exec and token-file credentials); see
+ * docs/CLIENT.md for why the HTTP is ours.
+ *
+ * client-node 1.x is ESM-only. The controller runs as CommonJS, which loads it through Node's
+ * require(esm) (Node >= 20.19), but Jest cannot. So it is loaded lazily, in loadClient(), and this
+ * module stays importable by unit tests (ApiError, the types, createClient against a fake server).
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type * as k8s from '@kubernetes/client-node';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+export interface KubeRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The REST path, e.g. from resourcePath() in ./paths. */
+  path: string;
+  /** Query parameters; undefined values are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  /** A string or Buffer is sent as is, anything else as JSON. */
+  body?: unknown;
+  /**
+   * Default: application/json, and application/merge-patch+json for PATCH. Server-side apply:
+   * application/apply-patch+yaml (a JSON body is valid YAML).
+   */
+  contentType?: string;
+  signal?: AbortSignal;
+  /**
+   * request(): the whole exchange (default 60 s). watch(): the longest silence allowed between
+   * two chunks of the stream (default: none; servers send bookmarks, the informer has a watchdog).
+   */
+  timeoutMs?: number;
+}
+
+/** A watch event as the API server streams it. */
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  object: any;
+}
+
+/**
+ * A failed request. `status` is the HTTP status code, 0 when no response came (network error,
+ * timeout, abort). `reason` is the metav1.Status reason (NotFound, Conflict, AlreadyExists,
+ * Expired, Gone, Invalid, Forbidden, ...), derived from the status code when the body has none.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly reason?: string;
+  readonly body?: unknown;
+  /** From a Retry-After header or the Status details (429, some 5xx). */
+  readonly retryAfterSeconds?: number;
+
+  constructor(
+    status: number,
+    message: string,
+    options: { reason?: string; body?: unknown; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = 'ApiError';
+    this.status = status;
+    this.reason = options.reason;
+    this.body = options.body;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** Builds the error from a non-2xx response body (a metav1.Status when the server made it). */
+  static fromResponse(status: number, text: string, what: string, retryAfterHeader?: string): ApiError {
+    let body: unknown = text;
+    let message: string | undefined;
+    let reason: string | undefined;
+    let retryAfter = retryAfterHeader !== undefined ? Number(retryAfterHeader) : undefined;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON (a proxy's error page, say): keep the text.
+    }
+    if (isObject(body) && body.kind === 'Status') {
+      if (typeof body.message === 'string') message = body.message;
+      if (typeof body.reason === 'string' && body.reason !== '') reason = body.reason;
+      const details = body.details;
+      if (isObject(details) && typeof details.retryAfterSeconds === 'number') {
+        retryAfter = details.retryAfterSeconds;
+      }
+    }
+    reason ??= REASONS[status];
+    message ??= `HTTP ${status}${typeof body === 'string' && body ? `: ${body.slice(0, 200)}` : ''}`;
+    return new ApiError(status, `${what}: ${message}`, {
+      reason,
+      body,
+      retryAfterSeconds: retryAfter !== undefined && Number.isFinite(retryAfter) ? retryAfter : undefined,
+    });
+  }
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  409: 'Conflict',
+  410: 'Gone',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+const statusOf = (err: unknown): number | undefined => (err instanceof ApiError ? err.status : undefined);
+export const isNotFound = (err: unknown): boolean => statusOf(err) === 404;
+export const isConflict = (err: unknown): boolean =>
+  statusOf(err) === 409 && reasonOf(err) !== 'AlreadyExists';
+export const isAlreadyExists = (err: unknown): boolean => reasonOf(err) === 'AlreadyExists';
+/** 410: the resourceVersion is too old (a watch or list must start over). */
+export const isGone = (err: unknown): boolean => statusOf(err) === 410;
+const reasonOf = (err: unknown): string | undefined => (err instanceof ApiError ? err.reason : undefined);
+
+export interface KubeClient {
+  /** JSON request; resolves the parsed body, throws ApiError for non-2xx (and for network errors: status 0). */
+  request<T = unknown>(req: KubeRequest): Promise<T>;
+  /** Streams a watch: yields each parsed watch event ({type, object}) as it arrives; ends when the server closes; throws on abort/errors. */
+  watch(req: KubeRequest): AsyncIterable<WatchEvent>;
+  /** Called after every request with its verb (derived from method + whether it is a list/watch), HTTP status code and seconds. */
+  onRequest?: (verb: Verb, code: number, seconds: number) => void;
+}
+
+export interface ClientOptions {
+  /** A kubeconfig file; default: KUBECONFIG, ~/.kube/config, then the in-cluster service account. */
+  kubeconfig?: string;
+  /** A context of the kubeconfig; default: its current-context. */
+  context?: string;
+  /** Default: `reconstruct`. */
+  userAgent?: string;
+  /** Concurrent connections for ordinary requests (watches have their own pool). Default: 32. */
+  maxSockets?: number;
+}
+
+/** The kubeconfig's server, TLS material and credentials, as createClient needs them. */
+export interface Transport {
+  /** Base URL, e.g. https://127.0.0.1:6443 (a path prefix is kept). */
+  server: string;
+  /** TLS options for the agents (ca, cert, key, rejectUnauthorized, servername). */
+  tls?: https.AgentOptions;
+  /**
+   * Resolves the headers that authenticate a request (Authorization, Impersonate-User) and,
+   * when credentials rotate, fresh TLS material. Called often: cache inside.
+   */
+  credentials?: (
+    forceRefresh: boolean,
+  ) => Promise<{ headers: Record<string, string>; tls?: https.AgentOptions }>;
+  userAgent?: string;
+  maxSockets?: number;
+}
+
+/**
+ * A client for the API server of the kubeconfig: in-cluster service account, KUBECONFIG or
+ * ~/.kube/config (options.kubeconfig and options.context override). Throws when there is none.
+ */
+export function loadClient(options: ClientOptions = {}): KubeClient {
+  // See the module comment: required here, not imported at the top, so Jest can load this file.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const lib = require('@kubernetes/client-node') as typeof k8s;
+  const kc = new lib.KubeConfig();
+  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
+  else kc.loadFromDefault();
+  if (options.context) kc.setCurrentContext(options.context);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster?.server) {
+    throw new Error(`kubeconfig: no cluster for context "${kc.getCurrentContext()}"`);
+  }
+  if (cluster.proxyUrl) {
+    throw new Error(
+      `kubeconfig: cluster "${cluster.name}" sets proxy-url, which this client does not support`,
+    );
+  }
+  return createClient({
+    server: cluster.server,
+    credentials: kubeconfigCredentials(kc),
+    userAgent: options.userAgent,
+    maxSockets: options.maxSockets,
+  });
+}
+
+/** How long credentials are reused before asking the kubeconfig again (as client-go's token file). */
+const CREDENTIALS_TTL_MS = 30_000;
+
+function kubeconfigCredentials(kc: k8s.KubeConfig): NonNullable<Transport['credentials']> {
+  let cached:
+    { at: number; value: Promise<{ headers: Record<string, string>; tls: https.AgentOptions }> } | undefined;
+  const load = async () => {
+    const opts: https.RequestOptions = { headers: {} };
+    // Reads the CA and client certificate, runs exec plugins, reads token files.
+    await kc.applyToHTTPSOptions(opts);
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(opts.headers ?? {})) {
+      if (typeof value === 'string' || typeof value === 'number') headers[key] = String(value);
+      else if (Array.isArray(value)) headers[key] = value.join(', ');
+    }
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    const tls: https.AgentOptions = {};
+    for (const key of [
+      'ca',
+      'cert',
+      'key',
+      'pfx',
+      'passphrase',
+      'rejectUnauthorized',
+      'servername',
+    ] as const) {
+      if (opts[key] !== undefined) (tls as Record<string, unknown>)[key] = opts[key];
+    }
+    return { headers, tls };
+  };
+  return (forceRefresh) => {
+    const now = Date.now();
+    if (!cached || forceRefresh || now - cached.at > CREDENTIALS_TTL_MS) {
+      const value = load();
+      cached = { at: now, value };
+      // A failure is not cached: the next request tries again.
+      value.catch(() => {
+        if (cached?.value === value) cached = undefined;
+      });
+    }
+    return cached.value;
+  };
+}
+
+/** A client for an explicit transport (no kubeconfig): loadClient's core, usable in unit tests. */
+export function createClient(transport: Transport): KubeClient {
+  return new HttpClient(transport);
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const MAX_429_RETRIES = 3;
+
+/** A request whose response headers are in. */
+interface Exchange {
+  res: http.IncomingMessage;
+  /** Must be called when done: removes the abort and timeout hooks, frees or closes the socket. */
+  cancel: () => void;
+  /** Why the exchange was cut short by us (abort, timeout), if it was. */
+  failure: () => ApiError | undefined;
+}
+
+interface Agents {
+  requests: http.Agent;
+  watches: http.Agent;
+  tlsKey: string;
+}
+
+class HttpClient implements KubeClient {
+  onRequest?: (verb: Verb, code: number, seconds: number) => void;
+  private readonly base: URL;
+  private readonly isHttps: boolean;
+  private agents?: Agents;
+
+  constructor(private readonly transport: Transport) {
+    this.base = new URL(transport.server);
+    if (this.base.protocol !== 'https:' && this.base.protocol !== 'http:') {
+      throw new Error(`kube client: unsupported server URL ${transport.server}`);
+    }
+    this.isHttps = this.base.protocol === 'https:';
+  }
+
+  async request<T = unknown>(req: KubeRequest): Promise<T> {
+    const verb = verbOf(req);
+    let refreshed = false;
+    let refresh = false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.once(req, verb, refresh)) as T;
+      } catch (err) {
+        refresh = false;
+        if (!(err instanceof ApiError) || req.signal?.aborted) throw err;
+        if (err.status === 401 && !refreshed) {
+          // Rotated token or expired exec credential: ask the kubeconfig again, once.
+          refreshed = refresh = true;
+          continue;
+        }
+        if (err.status === 429 && attempt < MAX_429_RETRIES) {
+          // Priority and fairness asks us to come back later; client-go does the same.
+          await sleep(Math.min(err.retryAfterSeconds ?? 1, 10) * 1000, req.signal);
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  async *watch(req: KubeRequest): AsyncGenerator<WatchEvent> {
+    const started = process.hrtime.bigint();
+    let code = 0;
+    let exchange: Exchange | undefined;
+    try {
+      exchange = await this.open({ ...req, query: { ...req.query, watch: true }, method: 'GET' }, true);
+      const res = exchange.res;
+      code = res.statusCode ?? 0;
+      if (code < 200 || code > 299) {
+        const text = await readBody(res);
+        throw ApiError.fromResponse(code, text, describe(req), headerValue(res.headers['retry-after']));
+      }
+      let buffer = '';
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        buffer += chunk.toString('utf8');
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, nl).trim();
+          buffer = buffer.slice(nl + 1);
+          if (line) yield parseEvent(line, req);
+        }
+      }
+      const failure = exchange.failure();
+      if (failure) throw failure;
+      if (req.signal?.aborted) throw abortError(req);
+      const rest = buffer.trim();
+      if (rest) yield parseEvent(rest, req);
+    } catch (err) {
+      throw exchange?.failure() ?? networkError(req, err);
+    } finally {
+      exchange?.cancel();
+      this.onRequest?.('watch', code, seconds(started));
+    }
+  }
+
+  /** One attempt: sends the request, reads the whole body, parses it. */
+  private async once(req: KubeRequest, verb: Verb, refresh: boolean): Promise<unknown> {
+    const started = process.hrtime.bigint();
+    let code = 0;
+    let exchange: Exchange | undefined;
+    try {
+      exchange = await this.open(req, false, refresh);
+      const res = exchange.res;
+      code = res.statusCode ?? 0;
+      const text = await readBody(res);
+      if (code < 200 || code > 299) {
+        throw ApiError.fromResponse(code, text, describe(req), headerValue(res.headers['retry-after']));
+      }
+      if (!text) return undefined;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (err) {
+        if (!/json/i.test(headerValue(res.headers['content-type']) ?? '')) return text;
+        throw new ApiError(0, `${describe(req)}: invalid JSON in the response`, {
+          reason: 'InvalidResponse',
+          cause: err,
+        });
+      }
+    } catch (err) {
+      throw exchange?.failure() ?? networkError(req, err);
+    } finally {
+      exchange?.cancel();
+      this.onRequest?.(verb, code, seconds(started));
+    }
+  }
+
+  /** Sends the request and resolves once the response headers are in. */
+  private async open(req: KubeRequest, streaming: boolean, refresh = false): Promise<Exchange> {
+    if (req.signal?.aborted) throw abortError(req);
+    const creds = this.transport.credentials ? await this.transport.credentials(refresh) : undefined;
+    const agents = this.agentsFor(creds?.tls ?? this.transport.tls);
+    const agent = streaming ? agents.watches : agents.requests;
+    const url = this.url(req);
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': this.transport.userAgent ?? 'reconstruct',
+      ...creds?.headers,
+    };
+    let payload: Buffer | undefined;
+    if (req.body !== undefined) {
+      payload = Buffer.isBuffer(req.body)
+        ? req.body
+        : Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body));
+      headers['Content-Type'] =
+        req.contentType ?? (req.method === 'PATCH' ? 'application/merge-patch+json' : 'application/json');
+      headers['Content-Length'] = String(payload.length);
+    }
+    const send = (): Promise<Exchange> =>
+      new Promise((resolve, reject) => {
+        const mod = this.isHttps ? https : http;
+        const r = mod.request(url, { method: req.method, headers, agent });
+        let timer: NodeJS.Timeout | undefined;
+        let settled = false;
+        let failure: ApiError | undefined;
+        let response: http.IncomingMessage | undefined;
+        const fail = (err: ApiError) => {
+          failure ??= err;
+          r.destroy(err);
+        };
+        const onAbort = () => fail(abortError(req));
+        const cancel = () => {
+          if (timer) clearTimeout(timer);
+          req.signal?.removeEventListener('abort', onAbort);
+          // A response read to its end leaves the socket to the agent; anything else closes it.
+          if (!r.destroyed && !(response?.complete ?? false)) r.destroy();
+        };
+        req.signal?.addEventListener('abort', onAbort, { once: true });
+        const timeoutMs = req.timeoutMs ?? (streaming ? undefined : DEFAULT_TIMEOUT_MS);
+        if (timeoutMs !== undefined && timeoutMs > 0) {
+          if (streaming) {
+            // Idle timeout: the longest silence between two chunks.
+            r.setTimeout(timeoutMs, () => fail(timeoutError(req, timeoutMs, true)));
+          } else {
+            timer = setTimeout(() => fail(timeoutError(req, timeoutMs, false)), timeoutMs);
+          }
+        }
+        r.on('response', (res) => {
+          settled = true;
+          response = res;
+          resolve({ res, cancel, failure: () => failure });
+        });
+        r.on('error', (err) => {
+          if (settled) return; // the response stream reports it to its reader
+          cancel();
+          reject(failure ?? Object.assign(err, { reusedSocket: r.reusedSocket }));
+        });
+        r.end(payload);
+      });
+    try {
+      return await send();
+    } catch (err) {
+      // The server closed an idle keep-alive connection just as we reused it; the request never
+      // reached it, so sending it again is safe (what the Node docs recommend).
+      const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
+      if (e.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE') && !req.signal?.aborted) {
+        return send();
+      }
+      throw err;
+    }
+  }
+
+  private url(req: KubeRequest): URL {
+    const prefix = this.base.pathname.replace(/\/+$/, '');
+    const url = new URL(prefix + req.path, this.base);
+    for (const [key, value] of Object.entries(req.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  /** Agents are made on first use and again only if the TLS material changes (rotated certs). */
+  private agentsFor(tls: https.AgentOptions | undefined): Agents {
+    const tlsKey = tls ? tlsFingerprint(tls) : '';
+    if (this.agents && this.agents.tlsKey === tlsKey) return this.agents;
+    const common = { keepAlive: true, ...(this.isHttps ? tls : {}) };
+    const Agent = this.isHttps ? https.Agent : http.Agent;
+    this.agents = {
+      requests: new Agent({ ...common, maxSockets: this.transport.maxSockets ?? 32 }),
+      // Each watch holds its connection for minutes: a pool of their own, so that watches can
+      // never starve ordinary requests of sockets (HTTP/1.1 has no multiplexing).
+      watches: new Agent({ ...common, maxSockets: Infinity }),
+      tlsKey,
+    };
+    return this.agents;
+  }
+}
+
+/**
+ * The verb of a request as client-go's metrics name it: GET of a collection is `list`, of an
+ * object `get`; `watch=true` (or a /watch/ path) is `watch`.
+ */
+export function verbOf(req: Pick<KubeRequest, 'method' | 'path' | 'query'>): Verb {
+  switch (req.method) {
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    case 'GET':
+      break;
+  }
+  const watch = req.query?.watch;
+  if (watch === true || watch === 'true' || watch === 1 || watch === '1') return 'watch';
+  const segments = req.path.split('?')[0].split('/').filter(Boolean);
+  let rest: string[];
+  if (segments[0] === 'api' && segments.length >= 2) rest = segments.slice(2);
+  else if (segments[0] === 'apis' && segments.length >= 3) rest = segments.slice(3);
+  else return 'get';
+  if (rest[0] === 'watch') return 'watch';
+  if (rest[0] === 'namespaces' && rest.length >= 3) rest = rest.slice(2);
+  return rest.length === 1 ? 'list' : 'get';
+}
+
+function parseEvent(line: string, req: KubeRequest): WatchEvent {
+  let event: unknown;
+  try {
+    event = JSON.parse(line);
+  } catch (err) {
+    throw new ApiError(0, `${describe(req)}: invalid watch event: ${line.slice(0, 200)}`, {
+      reason: 'InvalidResponse',
+      cause: err,
+    });
+  }
+  if (!isObject(event) || typeof event.type !== 'string') {
+    throw new ApiError(0, `${describe(req)}: invalid watch event: ${line.slice(0, 200)}`, {
+      reason: 'InvalidResponse',
+    });
+  }
+  return event as unknown as WatchEvent;
+}
+
+function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('aborted', () => reject(new Error('response aborted')));
+  });
+}
+
+function networkError(req: KubeRequest, err: unknown): ApiError {
+  if (req.signal?.aborted) return abortError(req);
+  if (err instanceof ApiError) return err;
+  const e = err as NodeJS.ErrnoException;
+  const detail = e?.code ? `${e.code}: ${e.message}` : String(e?.message ?? err);
+  return new ApiError(0, `${describe(req)}: ${detail}`, { reason: 'NetworkError', cause: err });
+}
+
+function abortError(req: KubeRequest): ApiError {
+  return new ApiError(0, `${describe(req)}: aborted`, { reason: 'Aborted', cause: req.signal?.reason });
+}
+
+function timeoutError(req: KubeRequest, ms: number, idle: boolean): ApiError {
+  return new ApiError(0, `${describe(req)}: ${idle ? 'no data for' : 'no answer within'} ${ms} ms`, {
+    reason: 'Timeout',
+  });
+}
+
+const describe = (req: KubeRequest) => `${req.method} ${req.path}`;
+const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
+const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+function tlsFingerprint(tls: https.AgentOptions): string {
+  const part = (v: unknown): string =>
+    Buffer.isBuffer(v)
+      ? v.toString('base64')
+      : Array.isArray(v)
+        ? v.map(part).join(',')
+        : (JSON.stringify(v) ?? '');
+  return [tls.ca, tls.cert, tls.key, tls.pfx, tls.passphrase, tls.rejectUnauthorized, tls.servername]
+    .map(part)
+    .join('|');
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,62 @@
+/** REST paths of the Kubernetes API, without a client: safe to import from anywhere, tests included. */
+
+/** Enough about a resource type to build its REST paths. */
+export interface ResourceType {
+  /** `v1` for the core group, else `<group>/<version>` (e.g. `apps/v1`). */
+  apiVersion: string;
+  /** The lower-case plural resource name (e.g. `configmaps`). */
+  plural: string;
+  /** False for cluster-scoped kinds (nodes, namespaces, CRDs). */
+  namespaced: boolean;
+}
+
+/**
+ * The REST path of a collection, an object or one of its subresources:
+ * `/api/v1/namespaces/ns/pods/name/status` or `/apis/group/version/plural`.
+ * The namespace is left out for cluster-scoped kinds and, when undefined, for all-namespaces lists.
+ */
+export function resourcePath(
+  type: ResourceType,
+  namespace?: string,
+  name?: string,
+  subresource?: string,
+): string {
+  if (!type.apiVersion || !type.plural) {
+    throw new Error(`resourcePath: apiVersion and plural are required, got ${JSON.stringify(type)}`);
+  }
+  if (subresource !== undefined && name === undefined) {
+    throw new Error(`resourcePath: subresource "${subresource}" of ${type.plural} needs a name`);
+  }
+  const prefix = type.apiVersion.includes('/') ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`;
+  let path = prefix;
+  if (type.namespaced && namespace !== undefined && namespace !== '') {
+    path += `/namespaces/${encodeURIComponent(namespace)}`;
+  }
+  path += `/${type.plural}`;
+  if (name !== undefined) path += `/${encodeURIComponent(name)}`;
+  if (subresource !== undefined) path += `/${subresource}`;
+  return path;
+}
+
+/** `namespace/name`, or `name` for cluster-scoped objects: the key of caches and work queues. */
+export function objectKey(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** Splits an objectKey back into its namespace (undefined when cluster-scoped) and name. */
+export function splitKey(key: string): { namespace?: string; name: string } {
+  const i = key.indexOf('/');
+  return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+export const POD: ResourceType = { apiVersion: 'v1', plural: 'pods', namespaced: true };
+export const NODE: ResourceType = { apiVersion: 'v1', plural: 'nodes', namespaced: false };
+export const NAMESPACE: ResourceType = { apiVersion: 'v1', plural: 'namespaces', namespaced: false };
+export const CONFIG_MAP: ResourceType = { apiVersion: 'v1', plural: 'configmaps', namespaced: true };
+/** Core v1 events (what `kubectl describe` shows). */
+export const EVENT: ResourceType = { apiVersion: 'v1', plural: 'events', namespaced: true };
+export const LEASE: ResourceType = {
+  apiVersion: 'coordination.k8s.io/v1',
+  plural: 'leases',
+  namespaced: true,
+};

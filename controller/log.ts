@@ -1,0 +1,107 @@
+/**
+ * A tiny structured logger: one JSON object per line on stderr (time, level, msg, fields), or a
+ * readable line when a human is watching. No dependency: the controller logs a few lines per
+ * reconcile, so a fast serializer (pino) would buy nothing worth a dependency and a worker thread.
+ */
+
+export type Level = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  /** A logger that adds these fields to every line (e.g. kind, namespace, name). */
+  child(fields: Record<string, unknown>): Logger;
+}
+
+export interface LoggerOptions {
+  /** Lines below this level are dropped. Default: info. */
+  level?: Level;
+  /** `json` (one object per line) or `text` (for a terminal). Default: json. */
+  format?: 'json' | 'text';
+  /** Where lines go. Default: process.stderr. */
+  write?: (line: string) => void;
+  /** The clock, for tests. Default: `() => new Date()`. */
+  now?: () => Date;
+}
+
+const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** True for the level names the logger understands (for validating a --log-level flag). */
+export function isLevel(value: string): value is Level {
+  return Object.prototype.hasOwnProperty.call(ORDER, value);
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const min = ORDER[options.level ?? 'info'];
+  const format = options.format ?? 'json';
+  const write = options.write ?? ((line: string) => void process.stderr.write(line));
+  const now = options.now ?? (() => new Date());
+
+  const make = (bound: Record<string, unknown>): Logger => {
+    const emit = (level: Level, msg: string, fields?: Record<string, unknown>) => {
+      if (ORDER[level] < min) return;
+      const all = fields ? { ...bound, ...fields } : bound;
+      const time = now().toISOString();
+      write(format === 'json' ? jsonLine(time, level, msg, all) : textLine(time, level, msg, all));
+    };
+    return {
+      debug: (msg, fields) => emit('debug', msg, fields),
+      info: (msg, fields) => emit('info', msg, fields),
+      warn: (msg, fields) => emit('warn', msg, fields),
+      error: (msg, fields) => emit('error', msg, fields),
+      child: (fields) => make({ ...bound, ...fields }),
+    };
+  };
+  return make({});
+}
+
+/** A logger that drops everything (the default where a logger is optional). */
+export const nullLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => nullLogger,
+};
+
+function jsonLine(time: string, level: Level, msg: string, fields: Record<string, unknown>): string {
+  const record: Record<string, unknown> = { time, level, msg };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || key === 'time' || key === 'level' || key === 'msg') continue;
+    record[key] = normalize(value);
+  }
+  return safeStringify(record) + '\n';
+}
+
+function textLine(time: string, level: Level, msg: string, fields: Record<string, unknown>): string {
+  let line = `${time.slice(11, 23)} ${level.toUpperCase().padEnd(5)} ${msg}`;
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    const v = normalize(value);
+    const s = typeof v === 'string' ? v : safeStringify(v);
+    line += ` ${key}=${/[\s"=]/.test(s) || s === '' ? JSON.stringify(s) : s}`;
+  }
+  return line + '\n';
+}
+
+/** Errors become their message (and stack at debug level would be noise); the rest is as is. */
+function normalize(value: unknown): unknown {
+  if (value instanceof Error) {
+    const out: Record<string, unknown> = { message: value.message };
+    if (value.name !== 'Error') out.name = value.name;
+    const status = (value as { status?: unknown }).status;
+    if (status !== undefined) out.status = status;
+    return value.name === 'Error' && status === undefined ? value.message : out;
+  }
+  return value;
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null';
+  } catch {
+    return JSON.stringify(String(value));
+  }
+}
