@@ -1,0 +1,183 @@
+/**
+ * A work queue with client-go's guarantees (workqueue.TypedRateLimitingInterface): keys, not
+ * events, so a burst of changes to one object collapses into one reconcile; a key is never handed
+ * to two workers at once; a key added while it is being processed is processed again once `done`;
+ * failures are retried with per-key exponential backoff.
+ */
+
+export interface WorkQueueOptions {
+  /** Delay of the first rate-limited retry of a key; doubles on each failure. Default: 5 ms. */
+  baseDelayMs?: number;
+  /** Cap of the per-key backoff. Default: 300 000 ms (5 minutes), as client-go. */
+  maxDelayMs?: number;
+}
+
+export class WorkQueue {
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  /** Keys ready to be handed out, in order. */
+  private readonly queue: string[] = [];
+  /** Keys that need processing: queued, or added again while being processed. */
+  private readonly dirty = new Set<string>();
+  /** Keys handed out and not yet `done`. */
+  private readonly processing = new Set<string>();
+  /** Keys waiting for addAfter's delay: when they are due and their timer. */
+  private readonly waiting = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly failures = new Map<string, number>();
+  private readonly getters: (() => void)[] = [];
+  private drainers: (() => void)[] = [];
+  private shuttingDown = false;
+
+  constructor(options: WorkQueueOptions = {}) {
+    this.baseDelayMs = options.baseDelayMs ?? 5;
+    this.maxDelayMs = options.maxDelayMs ?? 300_000;
+  }
+
+  /** Queues the key, unless it is queued already; if it is being processed, it is queued again once done. */
+  add(key: string): void {
+    if (this.shuttingDown || this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
+    this.queue.push(key);
+    this.getters.shift()?.();
+  }
+
+  /** Adds the key after the delay. A key already waiting keeps the earlier of the two times. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.shuttingDown) return;
+    if (!(delayMs > 0)) {
+      this.add(key);
+      return;
+    }
+    const at = Date.now() + delayMs;
+    const pending = this.waiting.get(key);
+    if (pending) {
+      if (pending.at <= at) return;
+      clearTimeout(pending.timer);
+    }
+    const timer = setTimeout(() => {
+      this.waiting.delete(key);
+      this.add(key);
+    }, delayMs);
+    this.waiting.set(key, { at, timer });
+  }
+
+  /** Adds the key after its backoff: baseDelayMs * 2^(failures so far), capped at maxDelayMs. */
+  addRateLimited(key: string): void {
+    const failures = this.failures.get(key) ?? 0;
+    this.failures.set(key, failures + 1);
+    this.addAfter(key, this.backoff(failures));
+  }
+
+  /** The delay addRateLimited would use for a key that failed `failures` times. */
+  backoff(failures: number): number {
+    // 2^failures overflows to Infinity for large counts, which the cap absorbs.
+    return Math.min(this.baseDelayMs * Math.pow(2, failures), this.maxDelayMs);
+  }
+
+  /** Resets the key's backoff (after a success). */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  /** How many times the key was rate-limited since it was last forgotten. */
+  numRequeues(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  /** Next key to process, or undefined once shut down and drained. */
+  async get(): Promise<string | undefined> {
+    while (this.queue.length === 0 && !this.shuttingDown) {
+      await new Promise<void>((resolve) => this.getters.push(resolve));
+    }
+    const key = this.queue.shift();
+    if (key === undefined) return undefined;
+    this.processing.add(key);
+    this.dirty.delete(key);
+    return key;
+  }
+
+  /** Marks the key as processed; if it was added meanwhile, it is queued again. */
+  done(key: string): void {
+    if (!this.processing.delete(key)) return;
+    if (this.dirty.has(key)) {
+      this.queue.push(key);
+      this.getters.shift()?.();
+    }
+    if (this.processing.size === 0) {
+      const drainers = this.drainers;
+      this.drainers = [];
+      drainers.forEach((resolve) => resolve());
+    }
+  }
+
+  /** Keys ready to be processed (not those waiting for a delay nor those being processed). */
+  get length(): number {
+    return this.queue.length;
+  }
+
+  /** Keys being processed right now. */
+  get active(): number {
+    return this.processing.size;
+  }
+
+  /**
+   * Stops taking keys: adds are ignored, delayed adds are dropped, get() hands out what is still
+   * queued and then resolves undefined.
+   */
+  shutDown(): void {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    for (const { timer } of this.waiting.values()) clearTimeout(timer);
+    this.waiting.clear();
+    this.getters.splice(0).forEach((resolve) => resolve());
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  /** resolves when no key is being processed */
+  drain(): Promise<void> {
+    if (this.processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainers.push(resolve));
+  }
+}
+
+/** What a handler may ask for: a fresh look after the delay, even if nothing changes. */
+export type HandleResult = { requeueAfterMs?: number } | void;
+
+/**
+ * Runs `workers` loops that take keys from the queue and handle them, as a controller-runtime
+ * controller does: success forgets the key's backoff (and requeues it after requeueAfterMs if
+ * asked); failure reports the error and requeues it rate-limited. Resolves when the queue is shut
+ * down and every worker finished.
+ */
+export async function runWorkers(
+  queue: WorkQueue,
+  workers: number,
+  handle: (key: string) => Promise<HandleResult>,
+  onError: (key: string, err: unknown) => void,
+): Promise<void> {
+  const loop = async () => {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      try {
+        const result = await handle(key);
+        queue.forget(key);
+        if (result && result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+      } catch (err) {
+        try {
+          onError(key, err);
+        } catch {
+          // The error reporter must not kill the worker.
+        }
+        queue.addRateLimited(key);
+      } finally {
+        queue.done(key);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, workers) }, loop));
+}
