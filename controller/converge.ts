@@ -1,0 +1,115 @@
+/**
+ * Deciding whether applying a desired object would change anything, without asking the API server, so
+ * that a resync of a converged resource sends no write at all.
+ *
+ * Two checks, both needed: the live object must already hold every desired field (the API server adds
+ * defaults and other managers add fields, so "contains", not "equals"); and the desired object must be
+ * the one we applied last time, recorded as a hash annotation, because a field we stop wanting is still
+ * "contained" in the live object and only a new apply makes server-side apply remove it.
+ */
+import { createHash } from 'node:crypto';
+import { parseQuantity } from './quantity';
+
+/** The annotation holding the hash of the last applied desired object. */
+export const APPLIED_HASH_ANNOTATION = 'reconstruct.dev/applied-hash';
+
+type Json = unknown;
+
+function canonical(value: Json): Json {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, Json>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => [k, canonical(v)]),
+    );
+  }
+  return value;
+}
+
+/** A stable digest of a JSON value, independent of key order. */
+export function hashObject(value: Json): string {
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/** The desired object as we apply it: with the annotation recording its own hash. */
+export function withAppliedHash<T extends { metadata: { annotations?: Record<string, string> } }>(
+  desired: T,
+): T {
+  const hash = hashObject(desired);
+  return {
+    ...desired,
+    metadata: {
+      ...desired.metadata,
+      annotations: { ...desired.metadata.annotations, [APPLIED_HASH_ANNOTATION]: hash },
+    },
+  };
+}
+
+function isEmpty(value: Json): boolean {
+  if (value === undefined || value === null || value === '' || value === false) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+function sameScalar(desired: Json, live: Json): boolean {
+  if (desired === live) return true;
+  // The API server canonicalizes quantities ("1000m" -> "1") and int-or-string ports keep their type.
+  if (
+    (typeof desired === 'string' || typeof desired === 'number') &&
+    (typeof live === 'string' || typeof live === 'number')
+  ) {
+    const a = parseQuantity(desired);
+    const b = parseQuantity(live);
+    return a !== undefined && b !== undefined && a.milli === b.milli && typeof desired === typeof live;
+  }
+  return false;
+}
+
+/**
+ * Where `live` does not hold `desired`: the first path that differs, or undefined when every desired
+ * field is there with an equal value. Empty desired values match absent live ones, as the server drops them.
+ */
+export function firstDifference(desired: Json, live: Json, path = ''): string | undefined {
+  if (isEmpty(desired) && isEmpty(live)) return undefined;
+  if (Array.isArray(desired)) {
+    if (!Array.isArray(live) || live.length !== desired.length) return path || '/';
+    for (let i = 0; i < desired.length; i++) {
+      const diff = firstDifference(desired[i], live[i], `${path}/${i}`);
+      if (diff !== undefined) return diff;
+    }
+    return undefined;
+  }
+  if (desired && typeof desired === 'object') {
+    if (!live || typeof live !== 'object' || Array.isArray(live)) return path || '/';
+    for (const [key, value] of Object.entries(desired as Record<string, Json>)) {
+      const diff = firstDifference(value, (live as Record<string, Json>)[key], `${path}/${key}`);
+      if (diff !== undefined) return diff;
+    }
+    return undefined;
+  }
+  return sameScalar(desired, live) ? undefined : path || '/';
+}
+
+/**
+ * Whether applying `desired` (as returned by withAppliedHash) to `live` would change nothing: the
+ * reason to apply, or undefined when it can be skipped.
+ */
+export function applyNeeded(
+  desired: { metadata: { annotations?: Record<string, string> } },
+  live: { metadata: { annotations?: Record<string, string> } } | undefined,
+): string | undefined {
+  if (!live) return 'missing';
+  if (
+    live.metadata.annotations?.[APPLIED_HASH_ANNOTATION] !==
+    desired.metadata.annotations?.[APPLIED_HASH_ANNOTATION]
+  ) {
+    return 'changed';
+  }
+  const diff = firstDifference(desired, live);
+  return diff === undefined ? undefined : `drifted at ${diff}`;
+}

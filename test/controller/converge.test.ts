@@ -1,0 +1,84 @@
+import {
+  APPLIED_HASH_ANNOTATION,
+  applyNeeded,
+  firstDifference,
+  hashObject,
+  withAppliedHash,
+} from '../../controller/converge';
+import { formatQuantity, parseQuantity, sumQuantities } from '../../controller/quantity';
+
+const desired = withAppliedHash({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: 's', labels: { a: '1' } },
+  spec: { selector: { app: 'x' }, ports: [{ port: 80, targetPort: 80 }], externalIPs: [] },
+});
+
+/** What the API server returns for `desired`: defaults and other managers' fields added. */
+const live = {
+  ...desired,
+  metadata: { ...desired.metadata, uid: 'u', resourceVersion: '5', labels: { a: '1', other: 'y' } },
+  spec: {
+    ...desired.spec,
+    ports: [{ port: 80, targetPort: 80, protocol: 'TCP' }],
+    clusterIP: '10.0.0.1',
+    externalIPs: undefined,
+  },
+};
+
+describe('applyNeeded', () => {
+  it('skips an object that already holds every desired field and was applied from the same desired state', () => {
+    expect(applyNeeded(desired, live)).toBeUndefined();
+  });
+
+  it('applies a missing object', () => {
+    expect(applyNeeded(desired, undefined)).toBe('missing');
+  });
+
+  it('applies when a managed field was edited by hand', () => {
+    const edited = { ...live, spec: { ...live.spec, selector: { app: 'hacked' } } };
+    expect(applyNeeded(desired, edited)).toBe('drifted at /spec/selector/app');
+  });
+
+  it('applies when the desired state dropped a field the live object still has', () => {
+    const fewer = withAppliedHash({ ...desired, metadata: { name: 's', labels: {} } });
+    expect(applyNeeded(fewer, live)).toBe('changed');
+  });
+
+  it('records a hash that does not depend on key order', () => {
+    expect(hashObject({ a: 1, b: [{ c: 2, d: 3 }] })).toBe(hashObject({ b: [{ d: 3, c: 2 }], a: 1 }));
+    expect(desired.metadata.annotations?.[APPLIED_HASH_ANNOTATION]).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('firstDifference', () => {
+  it('treats canonicalized quantities as equal and other strings as different', () => {
+    expect(firstDifference({ cpu: '1000m', memory: '1Gi' }, { cpu: '1', memory: '1024Mi' })).toBeUndefined();
+    expect(firstDifference({ cpu: '500m' }, { cpu: '1' })).toBe('/cpu');
+    expect(firstDifference({ port: 80 }, { port: '80' })).toBe('/port');
+  });
+
+  it('compares lists element by element and by length', () => {
+    expect(firstDifference({ l: [1, 2] }, { l: [1, 2, 3] })).toBe('/l');
+  });
+});
+
+describe('quantities', () => {
+  it('parses and formats the forms Kubernetes uses', () => {
+    expect(parseQuantity('500m')?.milli).toBe(500n);
+    expect(parseQuantity('2')?.milli).toBe(2000n);
+    expect(parseQuantity('1e3')?.milli).toBe(1_000_000n);
+    expect(parseQuantity('64Mi')?.milli).toBe(64n * 1024n * 1024n * 1000n);
+    expect(parseQuantity('a lot')).toBeUndefined();
+    expect(formatQuantity({ milli: 1500n, binary: false })).toBe('1500m');
+  });
+
+  it('sums node allocatable resources exactly', () => {
+    expect(
+      sumQuantities([
+        { cpu: '32', memory: '256Gi', pods: '110' },
+        { cpu: '500m', memory: '512Mi', pods: '110' },
+      ]),
+    ).toEqual({ cpu: '32500m', memory: '262656Mi', pods: '220' });
+  });
+});
