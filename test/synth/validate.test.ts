@@ -1,0 +1,501 @@
+/**
+ * Offline admission against the four CRDs. Every expected error below is what kube-apiserver v1.36
+ * answered to the same object on a server-side dry run (`details.causes`), except where a comment says
+ * why ours differs.
+ */
+import { balancerCrd, crds, databaseManagerCrd, memcachedCrd, nodePoolCrd } from '../../crds';
+import type { CustomResourceDefinition, JSONSchemaProps } from '../../crds/schema';
+import { ruleSyntaxError } from '../../synth/cel';
+import { validateResource } from '../../synth/validate';
+import type { FieldError } from '../../synth/validate';
+
+type Obj = Record<string, unknown>;
+
+function resource(crd: CustomResourceDefinition, spec: unknown, metadata: unknown = { name: 'sample' }): Obj {
+  const version = crd.spec.versions[0]?.name ?? '';
+  return { apiVersion: `${crd.spec.group}/${version}`, kind: crd.spec.names.kind, metadata, spec };
+}
+
+function errorsOf(crd: CustomResourceDefinition, obj: unknown): FieldError[] {
+  return validateResource(crd, obj).errors;
+}
+
+/** What the API server adds when an error stops it from running the CEL rules. */
+const RULES_NOT_CHECKED: FieldError = {
+  field: '',
+  message:
+    'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+};
+
+const SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+describe('Memcached', () => {
+  const mc = (spec: unknown, metadata?: unknown) => resource(memcachedCrd, spec, metadata);
+
+  it('admits a valid resource and defaults the image', () => {
+    const { object, errors } = validateResource(memcachedCrd, mc({ size: 3 }));
+    expect(errors).toEqual([]);
+    expect(object.spec).toEqual({ size: 3, image: 'memcached:1.4.36-alpine' });
+  });
+
+  it('keeps an image that is set, and defaults one that is null', () => {
+    expect(validateResource(memcachedCrd, mc({ size: 1, image: 'memcached:1.6' })).object.spec).toEqual({
+      size: 1,
+      image: 'memcached:1.6',
+    });
+    expect(validateResource(memcachedCrd, mc({ size: 1, image: null })).object.spec).toEqual({
+      size: 1,
+      image: 'memcached:1.4.36-alpine',
+    });
+  });
+
+  it('rejects a negative size', () => {
+    expect(errorsOf(memcachedCrd, mc({ size: -1 }))).toEqual([
+      {
+        field: 'spec.size',
+        message: 'Invalid value: -1: spec.size in body should be greater than or equal to 0',
+      },
+    ]);
+  });
+
+  it('rejects a size that is a string', () => {
+    expect(errorsOf(memcachedCrd, mc({ size: 'two' }))).toEqual([
+      {
+        field: 'spec.size',
+        message: 'Invalid value: "string": spec.size in body must be of type integer: "string"',
+      },
+    ]);
+  });
+
+  it('requires spec.size, and spec itself', () => {
+    expect(errorsOf(memcachedCrd, mc({}))).toEqual([{ field: 'spec.size', message: 'Required value' }]);
+    // A non-nullable field that is null and has no default is dropped, then found missing.
+    expect(errorsOf(memcachedCrd, mc({ size: null }))).toEqual([
+      { field: 'spec.size', message: 'Required value' },
+    ]);
+    const noSpec = mc({});
+    delete noSpec.spec;
+    expect(errorsOf(memcachedCrd, noSpec)).toEqual([{ field: 'spec', message: 'Required value' }]);
+  });
+
+  it('reports an unknown field the way strict field validation does, and prunes it', () => {
+    const { object, errors } = validateResource(memcachedCrd, mc({ size: 1, replicas: 3 }));
+    expect(errors).toEqual([{ field: 'spec.replicas', message: 'unknown field "spec.replicas"' }]);
+    expect(object.spec).toEqual({ size: 1, image: 'memcached:1.4.36-alpine' });
+  });
+
+  it('rejects a size outside int32 and an empty image', () => {
+    // The API server reports the int32 overflow at <nil>; we name the field (same message).
+    expect(errorsOf(memcachedCrd, mc({ size: 2 ** 31, image: '' }))).toEqual([
+      {
+        field: 'spec.size',
+        message: 'Invalid value: "": Checked value must be of type integer with format int32 in spec.size',
+      },
+      {
+        field: 'spec.image',
+        message: 'Invalid value: "": spec.image in body should be at least 1 chars long',
+      },
+    ]);
+  });
+
+  it('validates metadata.name as a DNS subdomain and requires it', () => {
+    expect(errorsOf(memcachedCrd, mc({ size: 1 }, { name: 'Bad_Name' }))).toEqual([
+      { field: 'metadata.name', message: `Invalid value: "Bad_Name": ${SUBDOMAIN_MSG}` },
+    ]);
+    expect(errorsOf(memcachedCrd, mc({ size: 1 }, {}))).toEqual([
+      { field: 'metadata.name', message: 'Required value: name or generateName is required' },
+    ]);
+  });
+
+  it('drops status, as creating through the main resource does with the status subresource on', () => {
+    const { object, errors } = validateResource(memcachedCrd, {
+      ...mc({ size: 1 }),
+      status: { nodes: ['a'] },
+    });
+    expect(errors).toEqual([]);
+    expect(object).not.toHaveProperty('status');
+  });
+});
+
+describe('NodePool', () => {
+  const np = (spec: unknown, metadata?: unknown) => resource(nodePoolCrd, spec, metadata);
+  const reservedLabels = {
+    field: 'spec.labels',
+    message: 'Invalid value: label keys under kubernetes.io or k8s.io are reserved for Kubernetes',
+  };
+
+  it('admits a valid pool and defaults the handler and taint values', () => {
+    const { object, errors } = validateResource(
+      nodePoolCrd,
+      np({ labels: { 'node-pool.lailin.xyz/a': '1' }, taints: [{ key: 'dedicated', effect: 'NoSchedule' }] }),
+    );
+    expect(errors).toEqual([]);
+    expect(object.spec).toEqual({
+      labels: { 'node-pool.lailin.xyz/a': '1' },
+      taints: [{ key: 'dedicated', effect: 'NoSchedule', value: '' }],
+      handler: 'runc',
+    });
+  });
+
+  it('drops metadata.namespace silently, as the API server does for a cluster-scoped kind', () => {
+    const { object, errors } = validateResource(nodePoolCrd, np({}, { name: 'p', namespace: 'default' }));
+    expect(errors).toEqual([]);
+    expect(object.metadata).toEqual({ name: 'p' });
+  });
+
+  it('rejects label keys under kubernetes.io and k8s.io', () => {
+    expect(errorsOf(nodePoolCrd, np({ labels: { 'kubernetes.io/foo': 'x' } }))).toEqual([reservedLabels]);
+    expect(errorsOf(nodePoolCrd, np({ labels: { 'node.k8s.io/x': 'x' } }))).toEqual([reservedLabels]);
+  });
+
+  it('rejects taint keys under kubernetes.io', () => {
+    expect(
+      errorsOf(nodePoolCrd, np({ taints: [{ key: 'node.kubernetes.io/foo', effect: 'NoSchedule' }] })),
+    ).toEqual([
+      {
+        field: 'spec.taints',
+        message: 'Invalid value: taint keys under kubernetes.io or k8s.io are reserved for Kubernetes',
+      },
+    ]);
+  });
+
+  it('rejects an unknown taint effect, and then skips the CEL rules as the API server does', () => {
+    expect(errorsOf(nodePoolCrd, np({ taints: [{ key: 'k', effect: 'NoWay' }] }))).toEqual([
+      {
+        field: 'spec.taints[0].effect',
+        message:
+          'Unsupported value: "NoWay": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+      },
+      RULES_NOT_CHECKED,
+    ]);
+  });
+
+  it('rejects a second taint with the same key and effect, reporting each duplicate once', () => {
+    const taints = [
+      { key: 'k', effect: 'NoSchedule' },
+      { key: 'k', effect: 'NoExecute' },
+      { key: 'k', effect: 'NoSchedule', value: 'x' },
+      { key: 'k', effect: 'NoSchedule' },
+    ];
+    expect(errorsOf(nodePoolCrd, np({ taints }))).toEqual([
+      { field: 'spec.taints[2]', message: 'Duplicate value: {"effect":"NoSchedule","key":"k"}' },
+    ]);
+  });
+
+  it('applies the root rule on metadata.name to the whole object', () => {
+    expect(errorsOf(nodePoolCrd, np({}, { name: 'x'.repeat(54) }))).toEqual([
+      {
+        field: '',
+        message:
+          'Invalid value: metadata.name must be at most 53 characters: it names node-pool-<name> and a node-role label',
+      },
+    ]);
+    expect(errorsOf(nodePoolCrd, np({}, { name: 'x'.repeat(53) }))).toEqual([]);
+  });
+
+  it('checks label keys and values with the schema and the key rule', () => {
+    expect(errorsOf(nodePoolCrd, np({ labels: { '-bad': 'x', a: 'v'.repeat(64), b: 'bad value' } }))).toEqual(
+      [
+        // Schema errors name a map value kube-openapi's way (a dot); CEL errors below use field.Path's.
+        { field: 'spec.labels.a', message: 'Too long: may not be more than 63 bytes' },
+        {
+          field: 'spec.labels.b',
+          message:
+            'Invalid value: "bad value": spec.labels.b in body should match \'^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$\'',
+        },
+        RULES_NOT_CHECKED,
+      ],
+    );
+    expect(errorsOf(nodePoolCrd, np({ labels: { '-bad': 'x' } }))).toEqual([
+      {
+        field: 'spec.labels',
+        message:
+          'Invalid value: keys must be qualified names (an optional DNS subdomain prefix and "/", then a name)',
+      },
+    ]);
+  });
+
+  it('rejects a handler that is not a DNS label, and unknown fields inside list items', () => {
+    expect(
+      errorsOf(nodePoolCrd, np({ handler: 'Bad', taints: [{ key: 'k', effect: 'NoSchedule', bar: 1 }] })),
+    ).toEqual([
+      { field: 'spec.taints[0].bar', message: 'unknown field "spec.taints[0].bar"' },
+      {
+        field: 'spec.handler',
+        message:
+          'Invalid value: "Bad": spec.handler in body should match \'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\'',
+      },
+    ]);
+  });
+});
+
+describe('DatabaseManager', () => {
+  const dm = (spec: unknown) => resource(databaseManagerCrd, spec);
+
+  it('admits an empty spec and defaults dbtype and replicas', () => {
+    const { object, errors } = validateResource(databaseManagerCrd, dm({}));
+    expect(errors).toEqual([]);
+    expect(object.spec).toEqual({ dbtype: 'mysql', replicas: 1 });
+  });
+
+  it('defaults inside a nested object that is present', () => {
+    const { object, errors } = validateResource(
+      databaseManagerCrd,
+      dm({ rootPasswordSecret: { name: 'root' } }),
+    );
+    expect(errors).toEqual([]);
+    expect(object.spec).toEqual({
+      dbtype: 'mysql',
+      replicas: 1,
+      rootPasswordSecret: { name: 'root', key: 'password' },
+    });
+  });
+
+  it('rejects dbtype postgres (no CEL rules in this kind, so no "not checked" notice)', () => {
+    expect(errorsOf(databaseManagerCrd, dm({ dbtype: 'postgres' }))).toEqual([
+      {
+        field: 'spec.dbtype',
+        message: 'Unsupported value: "postgres": supported values: "mysql", "mariadb"',
+      },
+    ]);
+  });
+
+  it('rejects 11 and 0 replicas', () => {
+    expect(errorsOf(databaseManagerCrd, dm({ replicas: 11 }))).toEqual([
+      {
+        field: 'spec.replicas',
+        message: 'Invalid value: 11: spec.replicas in body should be less than or equal to 10',
+      },
+    ]);
+    expect(errorsOf(databaseManagerCrd, dm({ replicas: 0 }))).toEqual([
+      {
+        field: 'spec.replicas',
+        message: 'Invalid value: 0: spec.replicas in body should be greater than or equal to 1',
+      },
+    ]);
+  });
+
+  it('rejects a deploymentName that is not a DNS label', () => {
+    expect(errorsOf(databaseManagerCrd, dm({ deploymentName: 'Bad_Name' }))).toEqual([
+      {
+        field: 'spec.deploymentName',
+        message:
+          'Invalid value: "Bad_Name": spec.deploymentName in body should match \'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\'',
+      },
+    ]);
+  });
+
+  it('requires the secret name once rootPasswordSecret is given', () => {
+    expect(errorsOf(databaseManagerCrd, dm({ rootPasswordSecret: {} }))).toEqual([
+      { field: 'spec.rootPasswordSecret.name', message: 'Required value' },
+    ]);
+  });
+});
+
+describe('Balancer', () => {
+  const bl = (spec: Obj, metadata?: unknown) =>
+    resource(
+      balancerCrd,
+      { ports: [{ name: 'http', port: 80 }], backends: [{ name: 'v1', weight: 1 }], ...spec },
+      metadata,
+    );
+  const backends = (...names: string[]) => names.map((name) => ({ name, weight: 1 }));
+
+  it('admits a valid balancer and defaults every port protocol and the image', () => {
+    const { object, errors } = validateResource(
+      balancerCrd,
+      bl({
+        ports: [
+          { name: 'http', port: 80, targetPort: 'web' },
+          { name: 'dns', port: 53, protocol: 'UDP', targetPort: 5353 },
+        ],
+        selector: { app: 'test' },
+        backends: [{ name: 'v1', weight: 40, selector: { version: 'v1' } }],
+      }),
+    );
+    expect(errors).toEqual([]);
+    expect(object.spec).toEqual({
+      ports: [
+        { name: 'http', port: 80, targetPort: 'web', protocol: 'TCP' },
+        { name: 'dns', port: 53, protocol: 'UDP', targetPort: 5353 },
+      ],
+      selector: { app: 'test' },
+      backends: [{ name: 'v1', weight: 40, selector: { version: 'v1' } }],
+      image: 'nginx:1.15.9',
+    });
+  });
+
+  it('requires backends, and rejects an empty list', () => {
+    const noBackends = bl({});
+    delete (noBackends.spec as Obj).backends;
+    expect(errorsOf(balancerCrd, noBackends)).toEqual([
+      { field: 'spec.backends', message: 'Required value' },
+      RULES_NOT_CHECKED,
+    ]);
+    expect(errorsOf(balancerCrd, bl({ backends: [] }))).toEqual([
+      {
+        field: 'spec.backends',
+        message: 'Invalid value: 0: spec.backends in body should have at least 1 items',
+      },
+    ]);
+  });
+
+  it('rejects a backend weight of 0', () => {
+    expect(errorsOf(balancerCrd, bl({ backends: [{ name: 'a', weight: 0 }] }))).toEqual([
+      {
+        field: 'spec.backends[0].weight',
+        message: 'Invalid value: 0: spec.backends[0].weight in body should be greater than or equal to 1',
+      },
+    ]);
+  });
+
+  it('rejects duplicate backend names and duplicate port names', () => {
+    expect(errorsOf(balancerCrd, bl({ backends: backends('a', 'a') }))).toEqual([
+      { field: 'spec.backends', message: 'Invalid value: backend names must be unique' },
+    ]);
+    const ports = [
+      { name: 'http', port: 80 },
+      { name: 'http', port: 81 },
+    ];
+    expect(errorsOf(balancerCrd, bl({ ports }))).toEqual([
+      { field: 'spec.ports', message: 'Invalid value: port names must be unique' },
+    ]);
+  });
+
+  it('rejects protocol SCTP', () => {
+    expect(errorsOf(balancerCrd, bl({ ports: [{ name: 'http', port: 80, protocol: 'SCTP' }] }))).toEqual([
+      {
+        field: 'spec.ports[0].protocol',
+        message: 'Unsupported value: "SCTP": supported values: "TCP", "UDP"',
+      },
+      RULES_NOT_CHECKED,
+    ]);
+  });
+
+  it('rejects a name that, with a backend name, is too long for a Service name (root rule, fieldPath)', () => {
+    const message =
+      'Invalid value: metadata.name and a backend name together must be at most 54 characters: <name>-<backend>-backend is a Service name';
+    expect(
+      errorsOf(balancerCrd, bl({ backends: backends('x'.repeat(40)) }, { name: 'y'.repeat(15) })),
+    ).toEqual([{ field: 'spec.backends', message }]);
+    expect(
+      errorsOf(balancerCrd, bl({ backends: backends('x'.repeat(40)) }, { name: 'y'.repeat(14) })),
+    ).toEqual([]);
+  });
+
+  it('runs the CEL rules when the only schema errors do not block them', () => {
+    const ports = [
+      { name: 'a', port: 1 },
+      { name: 'a', port: 70000 },
+    ];
+    expect(errorsOf(balancerCrd, bl({ ports, backends: [{ name: 'b', weight: 0 }] }))).toEqual([
+      {
+        field: 'spec.ports[1].port',
+        message: 'Invalid value: 70000: spec.ports[1].port in body should be less than or equal to 65535',
+      },
+      {
+        field: 'spec.backends[0].weight',
+        message: 'Invalid value: 0: spec.backends[0].weight in body should be greater than or equal to 1',
+      },
+      { field: 'spec.ports', message: 'Invalid value: port names must be unique' },
+    ]);
+  });
+
+  it('checks int-or-string, maxItems and maxLength', () => {
+    const many = Array.from({ length: 33 }, (_, i) => ({ name: `p${i}`, port: 80 + i }));
+    expect(errorsOf(balancerCrd, bl({ ports: many }))).toEqual([
+      { field: 'spec.ports', message: 'Too many: 33: must have at most 32 items' },
+      RULES_NOT_CHECKED,
+    ]);
+    expect(
+      errorsOf(balancerCrd, bl({ ports: [{ name: 'a'.repeat(16), port: 80, targetPort: true }] })),
+    ).toEqual([
+      { field: 'spec.ports[0].name', message: 'Too long: may not be more than 15 bytes' },
+      {
+        field: 'spec.ports[0].targetPort',
+        message:
+          'Invalid value: "boolean": spec.ports[0].targetPort in body must be of type integer,string: "boolean"',
+      },
+      RULES_NOT_CHECKED,
+    ]);
+  });
+
+  it('blocks the root rule when metadata.name is missing, as the API server does', () => {
+    expect(errorsOf(balancerCrd, bl({}, {}))).toEqual([
+      { field: 'metadata.name', message: 'Required value: name or generateName is required' },
+      RULES_NOT_CHECKED,
+    ]);
+  });
+});
+
+describe('validateResource', () => {
+  it('never mutates its input', () => {
+    const input = resource(balancerCrd, {
+      ports: [{ name: 'http', port: 80 }],
+      backends: [{ name: 'v1', weight: 1, extra: true }],
+    });
+    const before = structuredClone(input);
+    const { object } = validateResource(balancerCrd, input);
+    expect(input).toEqual(before);
+    expect(object).not.toBe(input);
+    expect((object.spec as Obj).ports).not.toBe((input.spec as Obj).ports);
+  });
+
+  it('reports a wrong kind and apiVersion and nothing else', () => {
+    const obj = { apiVersion: 'cache.example.com/v1', kind: 'Memcache', metadata: {}, spec: {} };
+    expect(errorsOf(memcachedCrd, obj)).toEqual([
+      { field: 'kind', message: 'Invalid value: "Memcache": must be Memcached' },
+      {
+        field: 'apiVersion',
+        message: 'Invalid value: "cache.example.com/v1": must be cache.example.com/v1alpha1',
+      },
+    ]);
+  });
+
+  it('rejects what is not an object', () => {
+    expect(errorsOf(memcachedCrd, ['x'])).toEqual([
+      { field: '', message: 'Invalid value: must be a Kubernetes object' },
+    ]);
+  });
+
+  it('returns the same errors in the same order every time', () => {
+    const obj = resource(balancerCrd, {
+      ports: [{ name: 'http', port: 0, protocol: 'SCTP', zz: 1, aa: 2 }],
+      backends: [{ name: 'B', weight: 0 }],
+      selector: { 'a/b/c': 'x', k: 'v'.repeat(64) },
+    });
+    const first = errorsOf(balancerCrd, obj);
+    expect(first.map((e) => e.field)).toEqual([
+      'spec.ports[0].aa',
+      'spec.ports[0].zz',
+      'spec.ports[0].protocol',
+      'spec.ports[0].port',
+      'spec.selector.k',
+      'spec.backends[0].name',
+      'spec.backends[0].weight',
+      '',
+    ]);
+    expect(errorsOf(balancerCrd, obj)).toEqual(first);
+  });
+});
+
+describe('the CRDs', () => {
+  function rules(s: JSONSchemaProps | undefined): string[] {
+    if (!s) return [];
+    return [
+      ...(s['x-kubernetes-validations'] ?? []).map((r) => r.rule),
+      ...Object.values(s.properties ?? {}).flatMap(rules),
+      ...rules(s.items),
+      ...rules(typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined),
+    ];
+  }
+
+  it.each(crds.map((crd) => [crd.spec.names.kind, crd] as const))(
+    'every CEL rule of %s parses',
+    (_kind, crd) => {
+      const all = crd.spec.versions.flatMap((v) => rules(v.schema.openAPIV3Schema));
+      expect(all.map((rule) => [rule, ruleSyntaxError(rule)])).toEqual(all.map((rule) => [rule, undefined]));
+    },
+  );
+});
