@@ -1,0 +1,443 @@
+/**
+ * A reflector and cache, like client-go's SharedInformer but for one consumer: LIST, then WATCH
+ * from the list's resourceVersion, forever. It never goes silent: a clean close re-watches from
+ * the last resourceVersion seen (bookmarks move it), 410 Gone relists and delivers what was
+ * missed, any other error backs off and retries, and a watchdog aborts a connection that has said
+ * nothing (not even a bookmark) for too long.
+ */
+import { ApiError, isGone, type KubeClient, type WatchEvent } from './kube/client';
+import { resourcePath, type ResourceType } from './kube/paths';
+import { nullLogger, type Logger } from './log';
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+    deletionTimestamp?: string;
+    finalizers?: string[];
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+
+/** Called synchronously, in event order; an exception is logged and does not stop the informer. */
+export interface InformerHandlers<T> {
+  onAdd?(obj: T): void;
+  onUpdate?(oldObj: T, newObj: T): void;
+  /** The object's last known state. */
+  onDelete?(obj: T): void;
+}
+
+export interface InformerOptions {
+  type: ResourceType;
+  /** Watch one namespace only. Default: all namespaces (and always for cluster-scoped kinds). */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /**
+   * Server-side timeout of each watch request. Default: 300 s; each watch picks a random value
+   * between it and twice it (as client-go) so that many informers do not re-watch in lockstep.
+   */
+  watchTimeoutSeconds?: number;
+  /** Watchdog: no event or bookmark for this long aborts the watch and starts a new one. Default: 90 000 ms. */
+  inactivityMs?: number;
+  /** Retry delays after errors: doubling from initialMs up to maxMs, with jitter. Default: 800 ms to 30 s. */
+  backoff?: { initialMs: number; maxMs: number };
+  /** Page size of LIST requests. Default: 500. */
+  pageSize?: number;
+}
+
+export interface InformerMetrics {
+  watchRestarts(resource: string, reason: string): void;
+}
+
+/** Why a watch ended. */
+type WatchEnd = 'closed' | 'expired' | 'inactive' | 'stopped';
+
+export class Informer<T extends KubeObject = KubeObject> {
+  /** namespace ('' for cluster-scoped) -> name -> object. */
+  private readonly store = new Map<string, Map<string, T>>();
+  private readonly resource: string;
+  private readonly log: Logger;
+  private resourceVersion?: string;
+  private synced = false;
+  private syncWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private abort?: AbortController;
+  private loop?: Promise<void>;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly options: InformerOptions,
+    private readonly handlers: InformerHandlers<T> = {},
+    log?: Logger,
+    private readonly metrics?: InformerMetrics,
+  ) {
+    const group = options.type.apiVersion.includes('/') ? options.type.apiVersion.split('/')[0] : '';
+    this.resource = group ? `${options.type.plural}.${group}` : options.type.plural;
+    this.log = (log ?? nullLogger).child({
+      resource: this.resource,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+    });
+  }
+
+  /** Starts listing and watching in the background; a no-op when running. */
+  start(): void {
+    if (this.loop) return;
+    const abort = new AbortController();
+    this.abort = abort;
+    this.loop = this.run(abort.signal);
+  }
+
+  /** Stops the watch; resolves once the loop has ended. Pending waitForSync calls reject. */
+  async stop(): Promise<void> {
+    const loop = this.loop;
+    this.abort?.abort();
+    const waiters = this.syncWaiters;
+    this.syncWaiters = [];
+    waiters.forEach((w) => w.reject(new Error(`informer for ${this.resource} stopped before it synced`)));
+    await loop;
+    this.loop = undefined;
+  }
+
+  /** True once the first LIST has filled the cache. */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(signalError(signal));
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject: (err: unknown) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      };
+      const onAbort = () => {
+        this.syncWaiters = this.syncWaiters.filter((w) => w !== waiter);
+        reject(signalError(signal!));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.syncWaiters.push(waiter);
+    });
+  }
+
+  /** The cached object; namespace is ignored for cluster-scoped kinds. */
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.store.get(this.nsKey(namespace))?.get(name);
+  }
+
+  /** Cached objects of one namespace, or all of them when namespace is undefined. */
+  list(namespace?: string): T[] {
+    if (namespace !== undefined && this.options.type.namespaced) {
+      return [...(this.store.get(namespace)?.values() ?? [])];
+    }
+    const out: T[] = [];
+    for (const byName of this.store.values()) out.push(...byName.values());
+    return out;
+  }
+
+  /** Number of cached objects. */
+  get size(): number {
+    let n = 0;
+    for (const byName of this.store.values()) n += byName.size;
+    return n;
+  }
+
+  /** The resourceVersion the next watch starts from. */
+  get lastResourceVersion(): string | undefined {
+    return this.resourceVersion;
+  }
+
+  /** Re-delivers onUpdate(obj, obj) for every cached object (used for periodic resync). */
+  resync(): void {
+    for (const obj of this.list()) this.call('onUpdate', obj, obj);
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    const backoff = this.options.backoff ?? { initialMs: 800, maxMs: 30_000 };
+    let failures = 0;
+    let needList = true;
+    while (!signal.aborted) {
+      try {
+        if (needList) {
+          await this.relist(signal);
+          needList = false;
+        }
+        const started = Date.now();
+        const { end, events } = await this.watchOnce(signal);
+        if (end === 'stopped') break;
+        this.metrics?.watchRestarts(this.resource, end === 'closed' ? 'timeout' : end);
+        if (end === 'expired') {
+          this.log.info('watch expired; relisting', { resourceVersion: this.resourceVersion });
+          needList = true;
+          failures = 0;
+          continue;
+        }
+        if (end === 'inactive') {
+          this.log.warn('watch silent too long; watching again', { inactivityMs: this.inactivityMs });
+        }
+        // A server that closes every watch at once must not make us spin.
+        if (end === 'closed' && events === 0 && Date.now() - started < 1000) {
+          failures++;
+          await sleep(jittered(backoff, failures), signal);
+        } else {
+          failures = 0;
+        }
+      } catch (err) {
+        if (signal.aborted) break;
+        // A watch from a too old resourceVersion relists at once; a list that fails so (its
+        // continue token expired) is retried after a backoff like any other error.
+        if (isGone(err) && !needList) {
+          this.metrics?.watchRestarts(this.resource, 'expired');
+          this.log.info('resourceVersion expired; relisting', { resourceVersion: this.resourceVersion });
+          needList = true;
+          continue;
+        }
+        failures++;
+        const delayMs = jittered(backoff, failures);
+        this.metrics?.watchRestarts(this.resource, 'error');
+        this.log.warn(needList ? 'list failed; retrying' : 'watch failed; retrying', {
+          error: err instanceof Error ? err.message : String(err),
+          status: err instanceof ApiError ? err.status : undefined,
+          retryInMs: Math.round(delayMs),
+          failures,
+        });
+        await sleep(delayMs, signal);
+      }
+    }
+  }
+
+  /** Lists everything (paginated) and replaces the cache, delivering the differences. */
+  private async relist(signal: AbortSignal): Promise<void> {
+    const path = resourcePath(this.options.type, this.options.namespace);
+    const items: T[] = [];
+    let cont: string | undefined;
+    let resourceVersion: string | undefined;
+    let itemKind: string | undefined;
+    do {
+      const page = await this.client.request<{
+        kind?: string;
+        metadata?: { resourceVersion?: string; continue?: string };
+        items?: T[];
+      }>({
+        method: 'GET',
+        path,
+        query: {
+          labelSelector: this.options.labelSelector,
+          fieldSelector: this.options.fieldSelector,
+          limit: this.options.pageSize ?? 500,
+          continue: cont,
+        },
+        signal,
+      });
+      items.push(...(page.items ?? []));
+      resourceVersion = page.metadata?.resourceVersion;
+      cont = page.metadata?.continue || undefined;
+      itemKind ??= page.kind?.replace(/List$/, '');
+    } while (cont);
+    if (signal.aborted) return;
+
+    // List items carry no apiVersion/kind; handlers and the reconciler want them.
+    for (const item of items) {
+      item.apiVersion ??= this.options.type.apiVersion;
+      if (itemKind) item.kind ??= itemKind;
+    }
+    const old = this.store;
+    const fresh = new Map<string, Map<string, T>>();
+    for (const item of items) {
+      const ns = this.nsKey(item.metadata.namespace);
+      let byName = fresh.get(ns);
+      if (!byName) fresh.set(ns, (byName = new Map<string, T>()));
+      byName.set(item.metadata.name, item);
+    }
+    // Swap first, so handlers see the new cache; then tell them what changed.
+    const previous = new Map(old);
+    old.clear();
+    for (const [ns, byName] of fresh) old.set(ns, byName);
+    let added = 0;
+    let updated = 0;
+    let deleted = 0;
+    for (const item of items) {
+      const before = previous.get(this.nsKey(item.metadata.namespace))?.get(item.metadata.name);
+      if (!before) {
+        added++;
+        this.call('onAdd', item);
+      } else if (before.metadata.resourceVersion !== item.metadata.resourceVersion) {
+        updated++;
+        this.call('onUpdate', before, item);
+      }
+    }
+    for (const [ns, byName] of previous) {
+      for (const [name, before] of byName) {
+        if (!fresh.get(ns)?.has(name)) {
+          deleted++;
+          this.call('onDelete', before);
+        }
+      }
+    }
+    this.resourceVersion = resourceVersion;
+    this.log.debug('listed', { items: items.length, added, updated, deleted, resourceVersion });
+    if (!this.synced) {
+      this.synced = true;
+      const waiters = this.syncWaiters;
+      this.syncWaiters = [];
+      waiters.forEach((w) => w.resolve());
+    }
+  }
+
+  private get inactivityMs(): number {
+    return this.options.inactivityMs ?? 90_000;
+  }
+
+  /** One watch request, from the last resourceVersion, until it ends; throws on errors. */
+  private async watchOnce(signal: AbortSignal): Promise<{ end: WatchEnd; events: number }> {
+    const abort = new AbortController();
+    const onStop = () => abort.abort();
+    signal.addEventListener('abort', onStop, { once: true });
+    let inactive = false;
+    let watchdog: NodeJS.Timeout | undefined;
+    const arm = () => {
+      if (watchdog) clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        inactive = true;
+        abort.abort();
+      }, this.inactivityMs);
+    };
+    const base = this.options.watchTimeoutSeconds ?? 300;
+    const timeoutSeconds = Math.max(1, Math.round(base * (1 + Math.random())));
+    let events = 0;
+    try {
+      arm();
+      const stream = this.client.watch({
+        method: 'GET',
+        path: resourcePath(this.options.type, this.options.namespace),
+        query: {
+          labelSelector: this.options.labelSelector,
+          fieldSelector: this.options.fieldSelector,
+          resourceVersion: this.resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+        },
+        signal: abort.signal,
+      });
+      for await (const event of stream) {
+        arm();
+        events++;
+        if (this.apply(event) === 'expired') return { end: 'expired', events };
+      }
+      return { end: 'closed', events };
+    } catch (err) {
+      if (signal.aborted) return { end: 'stopped', events };
+      if (inactive) return { end: 'inactive', events };
+      throw err;
+    } finally {
+      if (watchdog) clearTimeout(watchdog);
+      signal.removeEventListener('abort', onStop);
+      // Ends the request if we returned early (expired).
+      abort.abort();
+    }
+  }
+
+  /** Applies one watch event to the cache and calls the handlers. */
+  private apply(event: WatchEvent): 'expired' | undefined {
+    const obj = event.object as T | undefined;
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED': {
+        if (!obj?.metadata?.name) return undefined;
+        obj.apiVersion ??= this.options.type.apiVersion;
+        const ns = this.nsKey(obj.metadata.namespace);
+        let byName = this.store.get(ns);
+        if (!byName) this.store.set(ns, (byName = new Map<string, T>()));
+        const before = byName.get(obj.metadata.name);
+        byName.set(obj.metadata.name, obj);
+        this.resourceVersion = obj.metadata.resourceVersion ?? this.resourceVersion;
+        if (before) this.call('onUpdate', before, obj);
+        else this.call('onAdd', obj);
+        return undefined;
+      }
+      case 'DELETED': {
+        if (!obj?.metadata?.name) return undefined;
+        obj.apiVersion ??= this.options.type.apiVersion;
+        const ns = this.nsKey(obj.metadata.namespace);
+        const byName = this.store.get(ns);
+        byName?.delete(obj.metadata.name);
+        if (byName?.size === 0) this.store.delete(ns);
+        this.resourceVersion = obj.metadata.resourceVersion ?? this.resourceVersion;
+        this.call('onDelete', obj);
+        return undefined;
+      }
+      case 'BOOKMARK':
+        this.resourceVersion = obj?.metadata?.resourceVersion ?? this.resourceVersion;
+        return undefined;
+      case 'ERROR': {
+        const status = event.object as { code?: number; message?: string; reason?: string } | undefined;
+        if (status?.code === 410) return 'expired';
+        throw new ApiError(status?.code ?? 0, `watch ${this.resource}: ${status?.message ?? 'error event'}`, {
+          reason: status?.reason,
+          body: status,
+        });
+      }
+      default:
+        this.log.warn('unknown watch event type', { type: (event as { type: unknown }).type });
+        return undefined;
+    }
+  }
+
+  private call(handler: 'onAdd' | 'onDelete', obj: T): void;
+  private call(handler: 'onUpdate', oldObj: T, newObj: T): void;
+  private call(handler: keyof InformerHandlers<T>, a: T, b?: T): void {
+    try {
+      if (handler === 'onUpdate') this.handlers.onUpdate?.(a, b!);
+      else this.handlers[handler]?.(a);
+    } catch (err) {
+      this.log.error('event handler failed', {
+        handler,
+        namespace: a.metadata.namespace,
+        name: a.metadata.name,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  private nsKey(namespace: string | undefined): string {
+    return this.options.type.namespaced ? (namespace ?? '') : '';
+  }
+}
+
+/** Doubling delay from initialMs, capped at maxMs, then a random point in its upper half. */
+function jittered(backoff: { initialMs: number; maxMs: number }, failures: number): number {
+  const delay = Math.min(backoff.maxMs, backoff.initialMs * Math.pow(2, Math.max(0, failures - 1)));
+  return delay / 2 + (Math.random() * delay) / 2;
+}
+
+function signalError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
