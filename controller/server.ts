@@ -1,0 +1,80 @@
+/** The process's HTTP endpoints: /healthz (alive), /readyz (caches synced) and /metrics. */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface HealthServerOptions {
+  /** /readyz answers 200 when this returns true, else 503. Default: always ready. */
+  ready?: () => boolean;
+  /** /metrics body (Prometheus text format); 404 when absent. */
+  metrics?: () => Promise<string>;
+}
+
+export class HealthServer {
+  private readonly server: http.Server;
+
+  constructor(private readonly options: HealthServerOptions = {}) {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    // Probes and scrapers reconnect anyway; idle sockets must not delay close().
+    this.server.keepAliveTimeout = 5_000;
+  }
+
+  /** Listens on `host:port` (`:port`, `port`, `[::1]:port`; port 0 picks a free one) and resolves the bound port. */
+  listen(address: string): Promise<number> {
+    const { host, port } = parseAddress(address);
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error) => reject(new Error(`listen on ${address}: ${err.message}`));
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        resolve((this.server.address() as AddressInfo).port);
+      });
+    });
+  }
+
+  /** Stops listening and closes open connections. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.server.listening) return resolve();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (code: number, body: string, type = 'text/plain; charset=utf-8') => {
+      res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
+    try {
+      switch (path) {
+        case '/healthz':
+        case '/livez':
+          return send(200, 'ok\n');
+        case '/readyz': {
+          const ready = this.options.ready ? this.options.ready() : true;
+          return send(ready ? 200 : 503, ready ? 'ok\n' : 'not ready\n');
+        }
+        case '/metrics':
+          if (!this.options.metrics) return send(404, 'not found\n');
+          return send(200, await this.options.metrics(), 'text/plain; version=0.0.4; charset=utf-8');
+        default:
+          return send(404, 'not found\n');
+      }
+    } catch (err) {
+      if (!res.headersSent) send(500, `${err instanceof Error ? err.message : String(err)}\n`);
+      else res.destroy();
+    }
+  }
+}
+
+/** `host:port`, `:port`, `port` or `[v6]:port`; host defaults to all interfaces. */
+export function parseAddress(address: string): { host?: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address) ?? /^()()(\d+)$/.exec(address);
+  if (!m) throw new Error(`address "${address}" is not host:port`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new Error(`address "${address}": port out of range`);
+  const host = m[1] || m[2] || undefined;
+  return { host, port };
+}
