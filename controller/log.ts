@@ -72,7 +72,14 @@ function jsonLine(time: string, level: Level, msg: string, fields: Record<string
     if (value === undefined || key === 'time' || key === 'level' || key === 'msg') continue;
     record[key] = normalize(value);
   }
-  return safeStringify(record) + '\n';
+  try {
+    return JSON.stringify(record, bigints) + '\n';
+  } catch {
+    // A cyclic or otherwise unserializable field costs that field, not the line.
+    for (const [key, value] of Object.entries(record))
+      record[key] = JSON.parse(safeStringify(value)) as unknown;
+    return JSON.stringify(record) + '\n';
+  }
 }
 
 function textLine(time: string, level: Level, msg: string, fields: Record<string, unknown>): string {
@@ -80,8 +87,8 @@ function textLine(time: string, level: Level, msg: string, fields: Record<string
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     const v = normalize(value);
-    const s = typeof v === 'string' ? v : safeStringify(v);
-    line += ` ${key}=${/[\s"=]/.test(s) || s === '' ? JSON.stringify(s) : s}`;
+    if (typeof v === 'string') line += ` ${key}=${/[\s"=]/.test(v) || v === '' ? JSON.stringify(v) : v}`;
+    else line += ` ${key}=${safeStringify(v)}`;
   }
   return line + '\n';
 }
@@ -98,10 +105,14 @@ function normalize(value: unknown): unknown {
   return value;
 }
 
+const bigints = (_key: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
+
 function safeStringify(value: unknown): string {
   try {
-    return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null';
-  } catch {
-    return JSON.stringify(String(value));
+    return JSON.stringify(value, bigints) ?? 'null';
+  } catch (err) {
+    return JSON.stringify(
+      `[unserializable: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}]`,
+    );
   }
 }

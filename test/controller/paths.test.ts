@@ -1,0 +1,78 @@
+import {
+  CONFIG_MAP,
+  EVENT,
+  LEASE,
+  NODE,
+  POD,
+  objectKey,
+  resourcePath,
+  splitKey,
+} from '../../controller/kube/paths';
+
+describe('resourcePath', () => {
+  const DEPLOYMENT = { apiVersion: 'apps/v1', plural: 'deployments', namespaced: true };
+  const CRD = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+  };
+
+  test.each([
+    ['core, one namespace', POD, ['ns'], '/api/v1/namespaces/ns/pods'],
+    ['core, all namespaces', POD, [], '/api/v1/pods'],
+    ['core, empty namespace means all', POD, [''], '/api/v1/pods'],
+    ['core object', POD, ['ns', 'web-0'], '/api/v1/namespaces/ns/pods/web-0'],
+    ['core subresource', POD, ['ns', 'web-0', 'status'], '/api/v1/namespaces/ns/pods/web-0/status'],
+    ['cluster-scoped core ignores the namespace', NODE, ['ns', 'n1'], '/api/v1/nodes/n1'],
+    ['group, all namespaces', DEPLOYMENT, [], '/apis/apps/v1/deployments'],
+    ['group object', DEPLOYMENT, ['ns', 'web'], '/apis/apps/v1/namespaces/ns/deployments/web'],
+    [
+      'group subresource',
+      DEPLOYMENT,
+      ['ns', 'web', 'scale'],
+      '/apis/apps/v1/namespaces/ns/deployments/web/scale',
+    ],
+    [
+      'cluster-scoped group',
+      CRD,
+      [undefined, 'x.example.com'],
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/x.example.com',
+    ],
+    [
+      'lease',
+      LEASE,
+      ['kube-system', 'ctrl'],
+      '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ctrl',
+    ],
+    ['core events', EVENT, ['ns'], '/api/v1/namespaces/ns/events'],
+    ['configmaps', CONFIG_MAP, ['ns', 'c'], '/api/v1/namespaces/ns/configmaps/c'],
+  ] as const)('%s', (_what, type, args, expected) => {
+    expect(resourcePath(type, ...(args as [string?, string?, string?]))).toBe(expected);
+  });
+
+  test('escapes names', () => {
+    expect(resourcePath(CONFIG_MAP, 'ns', 'a b/c')).toBe('/api/v1/namespaces/ns/configmaps/a%20b%2Fc');
+  });
+
+  test('a subresource needs a name', () => {
+    expect(() => resourcePath(POD, 'ns', undefined, 'status')).toThrow(
+      /subresource "status" of pods needs a name/,
+    );
+  });
+
+  test('the built-ins have the right groups and scopes', () => {
+    expect(POD).toEqual({ apiVersion: 'v1', plural: 'pods', namespaced: true });
+    expect(NODE).toEqual({ apiVersion: 'v1', plural: 'nodes', namespaced: false });
+    expect(EVENT).toEqual({ apiVersion: 'v1', plural: 'events', namespaced: true });
+    expect(LEASE).toEqual({ apiVersion: 'coordination.k8s.io/v1', plural: 'leases', namespaced: true });
+  });
+});
+
+describe('objectKey and splitKey', () => {
+  test('round-trip namespaced and cluster-scoped keys', () => {
+    expect(objectKey('ns', 'a')).toBe('ns/a');
+    expect(objectKey(undefined, 'n1')).toBe('n1');
+    expect(splitKey('ns/a')).toEqual({ namespace: 'ns', name: 'a' });
+    expect(splitKey('n1')).toEqual({ name: 'n1' });
+  });
+});
