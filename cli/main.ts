@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { synthCommand } from '../synth/command';
+import { installCommand } from '../synth/install-command';
+import { version } from '../package.json';
 
 const HELP = `Usage: reconstruct COMMAND [options]
 
@@ -8,6 +10,7 @@ Kubernetes operators written as cdk8s constructs.
 Commands:
   synth PATH...   render custom-resource YAML to plain Kubernetes manifests, offline
   controller      run the operator against a cluster
+  install         render the manifests that install the operator into a cluster
   help            show this help
 
 Run 'reconstruct COMMAND --help' for a command's options.
@@ -18,6 +21,12 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'synth':
       return synthCommand(rest);
+    case 'install':
+      return installCommand(rest, version);
+    case 'version':
+    case '--version':
+      process.stdout.write(`${version}\n`);
+      return 0;
     case 'controller': {
       // Loaded on demand: only the controller needs the Kubernetes client.
       const { controllerCommand } = await import('../controller/main');

@@ -51,7 +51,8 @@ export function withAppliedHash<T extends { metadata: { annotations?: Record<str
 }
 
 function isEmpty(value: Json): boolean {
-  if (value === undefined || value === null || value === '' || value === false) return true;
+  // Go's omitempty drops zero values, so the server returns no field where we sent 0, false or "".
+  if (value === undefined || value === null || value === '' || value === false || value === 0) return true;
   if (Array.isArray(value)) return value.length === 0;
   return typeof value === 'object' && Object.keys(value).length === 0;
 }

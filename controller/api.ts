@@ -1,0 +1,74 @@
+/** The writes the reconciler makes, as plain requests on the KubeClient. */
+import type { CustomResource, Manifest } from '../constructs/resource';
+import type { KubeClient } from './kube/client';
+import { resourcePath, type ResourceType } from './kube/paths';
+
+const APPLY = 'application/apply-patch+yaml';
+const MERGE = 'application/merge-patch+json';
+
+export class Writer {
+  constructor(
+    private readonly client: KubeClient,
+    readonly fieldManager: string,
+  ) {}
+
+  /** Server-side apply with force: we own the fields we set, whoever set them before. */
+  apply(type: ResourceType, body: Manifest): Promise<Manifest> {
+    return this.client.request<Manifest>({
+      method: 'PATCH',
+      path: resourcePath(type, type.namespaced ? body.metadata.namespace : undefined, body.metadata.name),
+      query: { fieldManager: this.fieldManager, force: true },
+      body,
+      contentType: APPLY,
+    });
+  }
+
+  /** Applies the status subresource: the fields we stop setting are removed. */
+  applyStatus(
+    type: ResourceType,
+    resource: Pick<CustomResource, 'apiVersion' | 'kind' | 'metadata'>,
+    status: Record<string, unknown>,
+  ): Promise<unknown> {
+    const { name, namespace } = resource.metadata;
+    return this.client.request({
+      method: 'PATCH',
+      path: resourcePath(type, namespace, name, 'status'),
+      query: { fieldManager: this.fieldManager, force: true },
+      body: { apiVersion: resource.apiVersion, kind: resource.kind, metadata: { name, namespace }, status },
+      contentType: APPLY,
+    });
+  }
+
+  /** A JSON merge patch; with metadata.resourceVersion in it, it fails with 409 if the object changed. */
+  mergePatch(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+  ): Promise<unknown> {
+    return this.client.request({
+      method: 'PATCH',
+      path: resourcePath(type, namespace, name),
+      body: patch,
+      contentType: MERGE,
+    });
+  }
+
+  /** Deletes exactly the object we looked at: the uid precondition spares a newer one of the same name. */
+  delete(type: ResourceType, namespace: string | undefined, name: string, uid: string): Promise<unknown> {
+    return this.client.request({
+      method: 'DELETE',
+      path: resourcePath(type, namespace, name),
+      body: {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        preconditions: { uid },
+        propagationPolicy: 'Background',
+      },
+    });
+  }
+
+  create(type: ResourceType, namespace: string | undefined, body: unknown): Promise<unknown> {
+    return this.client.request({ method: 'POST', path: resourcePath(type, namespace), body });
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * Wires the informers, the work queue and the reconciler for every registered kind: resource events
+ * enqueue the resource, child events enqueue their controller owner, a kind's extra watches enqueue what
+ * they name, and a periodic resync enqueues everything.
+ */
+import { kinds, lookupKind, type KindDefinition } from '../constructs/registry';
+import { LABEL_MANAGED_BY, MANAGER } from '../constructs/resource';
+import { Writer } from './api';
+import { EventRecorder } from './events';
+import { Informer, type KubeObject } from './informer';
+import { behaviours, type ClusterView } from './kinds';
+import type { KubeClient } from './kube/client';
+import type { ResourceType } from './kube/paths';
+import type { Logger } from './log';
+import type { Metrics } from './metrics';
+import { WorkQueue, runWorkers } from './queue';
+import { Reconciler } from './reconciler';
+
+export interface ManagerOptions {
+  /** Namespaces to watch; empty for all. Cluster-scoped kinds are always watched cluster-wide. */
+  namespaces: string[];
+  workers: number;
+  fieldManager: string;
+  resyncMs: number;
+}
+
+const typeKey = (t: ResourceType) => `${t.apiVersion}/${t.plural}`;
+
+/** A resource's queue key: `apiVersion/Kind|namespace|name`. */
+export function queueKey(definition: KindDefinition, namespace: string | undefined, name: string): string {
+  return `${definition.apiVersion}/${definition.kind}|${namespace ?? ''}|${name}`;
+}
+
+function parseQueueKey(key: string): { definition: KindDefinition; namespace?: string; name: string } {
+  const [gvk, namespace, name] = key.split('|');
+  const slash = gvk.lastIndexOf('/');
+  const definition = lookupKind(gvk.slice(0, slash), gvk.slice(slash + 1));
+  if (!definition) throw new Error(`no kind for queue key ${key}`);
+  return { definition, namespace: namespace || undefined, name };
+}
+
+export class Manager implements ClusterView {
+  readonly queue = new WorkQueue();
+  private readonly informers = new Map<string, Informer[]>();
+  private readonly reconciler: Reconciler;
+  private resyncTimer?: NodeJS.Timeout;
+
+  constructor(
+    client: KubeClient,
+    private readonly options: ManagerOptions,
+    private readonly log: Logger,
+    private readonly metrics: Metrics,
+  ) {
+    const writer = new Writer(client, options.fieldManager);
+    this.reconciler = new Reconciler(this, writer, new EventRecorder(writer, log), log);
+    const restarts = {
+      watchRestarts: (resource: string, reason: string) => metrics.watchRestarts(resource, reason),
+    };
+    const add = (
+      type: ResourceType,
+      labelSelector: string | undefined,
+      onEvent: (obj: KubeObject) => void,
+    ) => {
+      const key = typeKey(type);
+      if (this.informers.has(key)) return;
+      const namespaces = type.namespaced && options.namespaces.length > 0 ? options.namespaces : [undefined];
+      const handlers = {
+        onAdd: onEvent,
+        onUpdate: (_: KubeObject, obj: KubeObject) => onEvent(obj),
+        onDelete: onEvent,
+      };
+      this.informers.set(
+        key,
+        namespaces.map(
+          (namespace) => new Informer(client, { type, namespace, labelSelector }, handlers, log, restarts),
+        ),
+      );
+    };
+
+    for (const definition of kinds) {
+      add(definition, undefined, (obj) =>
+        this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name)),
+      );
+    }
+    // Children are filtered by the managed-by label: memory grows with what we manage, not with the cluster.
+    for (const type of kinds.flatMap((k) => k.children)) {
+      add(type, `${LABEL_MANAGED_BY}=${MANAGER}`, (obj) => this.enqueueOwner(obj));
+    }
+    for (const definition of kinds) {
+      for (const watch of behaviours[`${definition.apiVersion}/${definition.kind}`].watches ?? []) {
+        add(watch.type, watch.labelSelector, (obj) => {
+          for (const owner of watch.owners(obj)) {
+            if (owner.name) this.queue.add(queueKey(definition, owner.namespace, owner.name));
+          }
+        });
+      }
+    }
+  }
+
+  private enqueueOwner(obj: KubeObject): void {
+    for (const ref of obj.metadata.ownerReferences ?? []) {
+      if (!ref.controller) continue;
+      const definition = lookupKind(ref.apiVersion, ref.kind);
+      if (definition) {
+        this.queue.add(
+          queueKey(definition, definition.namespaced ? obj.metadata.namespace : undefined, ref.name),
+        );
+      }
+    }
+  }
+
+  private informersFor(type: ResourceType): Informer[] {
+    const found = this.informers.get(typeKey(type));
+    if (!found) throw new Error(`no informer for ${typeKey(type)}`);
+    return found;
+  }
+
+  get(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+    for (const informer of this.informersFor(type)) {
+      const obj = informer.get(type.namespaced ? namespace : undefined, name);
+      if (obj) return obj;
+    }
+    return undefined;
+  }
+
+  list(type: ResourceType, namespace?: string): KubeObject[] {
+    return this.informersFor(type).flatMap((informer) =>
+      informer.list(type.namespaced ? namespace : undefined),
+    );
+  }
+
+  /** Starts every watch; the caches fill whether or not this replica leads, so a takeover is quick. */
+  start(): void {
+    for (const informer of [...this.informers.values()].flat()) informer.start();
+  }
+
+  hasSynced(): boolean {
+    return [...this.informers.values()].flat().every((informer) => informer.hasSynced());
+  }
+
+  async waitForSync(signal?: AbortSignal): Promise<void> {
+    await Promise.all([...this.informers.values()].flat().map((informer) => informer.waitForSync(signal)));
+  }
+
+  /** Enqueues every resource, as a periodic resync does. */
+  enqueueAll(): void {
+    for (const definition of kinds) {
+      for (const obj of this.list(definition)) {
+        this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name));
+      }
+    }
+  }
+
+  /** Runs the workers until the queue is shut down (see stop); resolves when they have finished. */
+  async run(): Promise<void> {
+    this.enqueueAll();
+    this.resyncTimer = setInterval(() => this.enqueueAll(), this.options.resyncMs);
+    const depth = setInterval(() => this.metrics.queueDepth(this.queue.length), 1000);
+    try {
+      await runWorkers(
+        this.queue,
+        this.options.workers,
+        async (key) => {
+          const { definition, namespace, name } = parseQueueKey(key);
+          const started = process.hrtime.bigint();
+          let result = 'success';
+          try {
+            return await this.reconciler.reconcile(definition, namespace, name);
+          } catch (err) {
+            result = 'error';
+            throw err;
+          } finally {
+            this.metrics.reconciled(definition.kind, result, Number(process.hrtime.bigint() - started) / 1e9);
+          }
+        },
+        (key, err) => {
+          const { definition, namespace, name } = parseQueueKey(key);
+          this.log.error('reconcile failed', { kind: definition.kind, namespace, name, error: String(err) });
+        },
+      );
+    } finally {
+      clearInterval(depth);
+      if (this.resyncTimer) clearInterval(this.resyncTimer);
+    }
+  }
+
+  /** Stops taking work; `run` resolves once what is in flight has finished. */
+  stopWorkers(): void {
+    this.queue.shutDown();
+  }
+
+  async stop(): Promise<void> {
+    this.stopWorkers();
+    await Promise.all([...this.informers.values()].flat().map((informer) => informer.stop()));
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * One reconcile of one custom resource, the same for every kind: read it from the cache, synthesize its
+ * children with the function the offline renderer uses, apply what differs, prune what it made earlier
+ * and no longer wants, run its kind's extension (NodePool's nodes), and write status only when it changed.
+ * Level-based: everything is computed from the current world, so a missed event or a restart is harmless.
+ */
+import type { ChildKind, KindDefinition } from '../constructs/registry';
+import { applySetId, CustomResource, LABEL_PART_OF, Manifest, SpecError } from '../constructs/resource';
+import { synthesize } from '../constructs/synthesize';
+import type { Writer } from './api';
+import { applyNeeded, hashObject, withAppliedHash } from './converge';
+import type { EventRecorder } from './events';
+import type { KubeObject } from './informer';
+import { behaviours, type ClusterView, type Readiness } from './kinds';
+import { ApiError } from './kube/client';
+import type { Logger } from './log';
+
+export interface ReconcileResult {
+  requeueAfterMs?: number;
+}
+
+/** How long a resource that is not Ready yet waits for a check, should no event come. */
+const NOT_READY_RECHECK_MS = 60_000;
+
+type Condition = {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+};
+
+export function controlledBy(obj: KubeObject, uid: string | undefined): boolean {
+  return !!uid && (obj.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid);
+}
+
+function childType(definition: KindDefinition, child: Manifest): ChildKind {
+  const type = definition.children.find((c) => c.apiVersion === child.apiVersion && c.kind === child.kind);
+  if (!type)
+    throw new Error(
+      `${definition.kind} synthesized a ${child.apiVersion} ${child.kind}, which its registry entry does not list`,
+    );
+  return type;
+}
+
+const objectKey = (type: ChildKind, namespace: string | undefined, name: string) =>
+  `${type.apiVersion}/${type.kind}/${namespace ?? ''}/${name}`;
+
+export class Reconciler {
+  constructor(
+    private readonly view: ClusterView,
+    private readonly writer: Writer,
+    private readonly events: EventRecorder,
+    private readonly log: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async reconcile(
+    definition: KindDefinition,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<ReconcileResult> {
+    const resource = this.view.get(definition, namespace, name) as (KubeObject & CustomResource) | undefined;
+    // Gone: the garbage collector removes the children through their ownerReferences.
+    if (!resource) return {};
+    const log = this.log.child({ kind: definition.kind, namespace, name });
+    const behaviour = behaviours[`${definition.apiVersion}/${definition.kind}`];
+    const extension = behaviour.extension;
+    const { metadata } = resource;
+
+    if (metadata.deletionTimestamp) {
+      if (extension && metadata.finalizers?.includes(extension.finalizer)) {
+        await this.runExtension(definition, resource, true, log);
+        await this.writer.mergePatch(definition, namespace, name, {
+          metadata: {
+            resourceVersion: metadata.resourceVersion,
+            finalizers: metadata.finalizers.filter((f) => f !== extension.finalizer),
+          },
+        });
+        log.info('cleaned up and released the finalizer');
+      }
+      return {};
+    }
+    if (extension && !metadata.finalizers?.includes(extension.finalizer)) {
+      await this.writer.mergePatch(definition, namespace, name, {
+        metadata: {
+          resourceVersion: metadata.resourceVersion,
+          finalizers: [...(metadata.finalizers ?? []), extension.finalizer],
+        },
+      });
+      return {}; // The update brings the resource back with its finalizer.
+    }
+
+    let desired: Manifest[];
+    try {
+      desired = synthesize(resource, { owner: { uid: metadata.uid ?? '' } });
+    } catch (err) {
+      if (!(err instanceof SpecError)) throw err;
+      // Not retried: only a change to the resource can fix it, and that change brings it back.
+      log.warn('cannot synthesize', { field: err.field, error: err.detail });
+      await this.events.emit(resource, 'Warning', 'InvalidSpec', err.message);
+      await this.writeStatus(
+        definition,
+        resource,
+        {},
+        { ready: false, reason: 'InvalidSpec', message: err.message },
+      );
+      return {};
+    }
+
+    const conflicts: string[] = [];
+    const failures: string[] = [];
+    const wanted = new Set<string>();
+    await Promise.all(
+      desired.map(async (child) => {
+        const type = childType(definition, child);
+        const { namespace: ns, name: childName } = child.metadata;
+        wanted.add(objectKey(type, ns, childName));
+        const live = this.view.get(type, ns, childName);
+        if (live && !controlledBy(live, metadata.uid)) {
+          conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
+          return;
+        }
+        const body = withAppliedHash(child);
+        const why = applyNeeded(body, live);
+        if (!why) return;
+        try {
+          await this.writer.apply(type, body);
+        } catch (err) {
+          failures.push(`apply ${child.kind} ${childName}: ${String(err)}`);
+          return;
+        }
+        const verb = live ? 'Updated' : 'Created';
+        log.info(`${verb.toLowerCase()} child`, { child: `${child.kind}/${childName}`, why });
+        void this.events.emit(resource, 'Normal', verb, `${verb} ${child.kind} ${childName}`);
+      }),
+    );
+
+    if (failures.length === 0) await this.prune(definition, resource, wanted, log);
+    if (extension && failures.length === 0) await this.runExtension(definition, resource, false, log);
+
+    let readiness: Readiness = behaviour.status(resource, desired, this.view).readiness;
+    const { fields } = behaviour.status(resource, desired, this.view);
+    if (conflicts.length > 0) {
+      const message = `${conflicts.sort().join(', ')} already exists and is not managed by ${definition.kind}`;
+      readiness = { ready: false, reason: 'ErrResourceExists', message };
+      await this.events.emit(resource, 'Warning', 'ErrResourceExists', message);
+    }
+    if (failures.length > 0) {
+      readiness = { ready: false, reason: 'ApplyFailed', message: failures.join('; ') };
+      await this.events.emit(resource, 'Warning', 'ApplyFailed', readiness.message);
+    }
+    await this.writeStatus(definition, resource, fields, readiness);
+    if (failures.length > 0) throw new Error(readiness.message); // Backs off and retries.
+    return readiness.ready || conflicts.length > 0 ? {} : { requeueAfterMs: NOT_READY_RECHECK_MS };
+  }
+
+  /** Deletes what this resource made earlier and no longer wants, and nothing else. */
+  private async prune(
+    definition: KindDefinition,
+    resource: CustomResource,
+    wanted: Set<string>,
+    log: Logger,
+  ): Promise<void> {
+    const partOf = applySetId(resource);
+    const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
+    for (const type of definition.children) {
+      const stale = this.view
+        .list(type, type.namespaced ? namespace : undefined)
+        .filter((obj) => obj.metadata.labels?.[LABEL_PART_OF] === partOf)
+        .filter((obj) => controlledBy(obj, resource.metadata.uid))
+        .filter((obj) => !wanted.has(objectKey(type, obj.metadata.namespace, obj.metadata.name)));
+      for (const obj of stale) {
+        try {
+          await this.writer.delete(type, obj.metadata.namespace, obj.metadata.name, obj.metadata.uid ?? '');
+        } catch (err) {
+          if (err instanceof ApiError && (err.status === 404 || err.status === 409)) continue; // already gone or replaced
+          throw err;
+        }
+        log.info('pruned child', { child: `${type.kind}/${obj.metadata.name}` });
+        void this.events.emit(
+          resource,
+          'Normal',
+          'Pruned',
+          `Deleted ${type.kind} ${obj.metadata.name}, no longer wanted`,
+        );
+      }
+    }
+  }
+
+  private async runExtension(
+    definition: KindDefinition,
+    resource: CustomResource,
+    deleting: boolean,
+    log: Logger,
+  ): Promise<void> {
+    const extension = behaviours[`${definition.apiVersion}/${definition.kind}`].extension;
+    if (!extension) return;
+    for (const { type, obj, patch } of extension.plan(resource, this.view, deleting)) {
+      await this.writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, patch);
+      log.info(deleting ? 'cleaned node' : 'updated node', { node: obj.metadata.name });
+    }
+  }
+
+  /** Writes status through the status subresource, only when it differs from what is there. */
+  private async writeStatus(
+    definition: KindDefinition,
+    resource: CustomResource,
+    fields: Record<string, unknown>,
+    readiness: Readiness,
+  ): Promise<void> {
+    const current = (resource.status ?? {}) as { conditions?: Condition[] };
+    const generation = resource.metadata.generation;
+    const status = readiness.ready ? 'True' : 'False';
+    const previous = current.conditions?.find((c) => c.type === 'Ready');
+    const condition: Condition = {
+      type: 'Ready',
+      status,
+      reason: readiness.reason,
+      message: readiness.message,
+      lastTransitionTime:
+        previous && previous.status === status
+          ? previous.lastTransitionTime
+          : this.now()
+              .toISOString()
+              .replace(/\.\d+Z$/, 'Z'),
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    };
+    const next = {
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+      ...fields,
+      conditions: [condition],
+    };
+    if (hashObject(next) === hashObject(current)) return;
+    await this.writer.applyStatus(definition, resource, next);
+  }
+}
