@@ -216,7 +216,9 @@ export class LeaderElector {
         this.observe(renewed);
         return true;
       } catch (err) {
-        if (!isConflict(err)) throw err;
+        // Someone else wrote it, or it was deleted: read it and decide, as client-go does.
+        if (signal.aborted) throw err;
+        this.log.debug('optimistic renewal failed; reading the lease', { error: message(err) });
       }
     }
 
@@ -269,7 +271,7 @@ export class LeaderElector {
             leaseDurationSeconds: durationSeconds,
             acquireTime: taking ? microTime(now) : (spec.acquireTime ?? microTime(now)),
             renewTime: microTime(now),
-            leaseTransitions: (spec.leaseTransitions ?? 0) + (taking && holder ? 1 : 0),
+            leaseTransitions: (spec.leaseTransitions ?? 0) + (taking ? 1 : 0),
           },
         },
         signal,

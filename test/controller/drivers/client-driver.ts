@@ -1,0 +1,118 @@
+/**
+ * Exercises the kube client against the cluster of KUBECONFIG, in namespace DRIVER_CONFIG.namespace,
+ * and prints one JSON line per step: {t:'step', step, ok, status, reason, ...} and finally
+ * {t:'requests', calls: ['verb:code', ...]}.
+ */
+import { ApiError, loadClient, type KubeRequest } from '../../../controller/kube/client';
+import { CONFIG_MAP, resourcePath } from '../../../controller/kube/paths';
+
+const { namespace } = JSON.parse(process.env.DRIVER_CONFIG ?? '{}') as { namespace: string };
+const print = (line: Record<string, unknown>) => process.stdout.write(JSON.stringify(line) + '\n');
+
+interface ConfigMap {
+  metadata: { name: string; resourceVersion?: string; managedFields?: { manager: string }[] };
+  data?: Record<string, string>;
+}
+
+async function main() {
+  const client = loadClient({ userAgent: 'client-driver' });
+  const calls: string[] = [];
+  client.onRequest = (verb, code, seconds) => {
+    calls.push(`${verb}:${code}`);
+    if (!(seconds >= 0)) throw new Error(`bad seconds ${seconds}`);
+  };
+  const step = async (
+    name: string,
+    req: KubeRequest,
+    extract: (body: ConfigMap) => unknown = () => undefined,
+  ) => {
+    try {
+      const body = await client.request<ConfigMap>(req);
+      print({ t: 'step', step: name, ok: true, value: extract(body) });
+      return body;
+    } catch (err) {
+      const e = err as ApiError;
+      print({
+        t: 'step',
+        step: name,
+        ok: false,
+        apiError: err instanceof ApiError,
+        status: e.status,
+        reason: e.reason,
+        message: e.message,
+      });
+      return undefined;
+    }
+  };
+  const cm = (name: string) => resourcePath(CONFIG_MAP, namespace, name);
+  const collection = resourcePath(CONFIG_MAP, namespace);
+  const body = (name: string, data: Record<string, string>, rv?: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, ...(rv ? { resourceVersion: rv } : {}) },
+    data,
+  });
+
+  await step('get-missing', { method: 'GET', path: cm('x') });
+  const created = await step(
+    'create',
+    { method: 'POST', path: collection, body: body('x', { a: '1' }) },
+    (b) => b.data,
+  );
+  await step('create-again', { method: 'POST', path: collection, body: body('x', { a: '1' }) });
+  await step('merge-patch', { method: 'PATCH', path: cm('x'), body: { data: { b: '2' } } }, (b) => b.data);
+  await step('update-stale', {
+    method: 'PUT',
+    path: cm('x'),
+    body: body('x', { c: '3' }, created?.metadata.resourceVersion),
+  });
+  await step(
+    'apply',
+    {
+      method: 'PATCH',
+      path: cm('x'),
+      query: { fieldManager: 'client-driver', force: true },
+      contentType: 'application/apply-patch+yaml',
+      body: body('x', { d: '4' }),
+    },
+    (b) => ({ data: b.data, managers: b.metadata.managedFields?.map((f) => f.manager) }),
+  );
+  await step('create-invalid', { method: 'POST', path: collection, body: body('Not_Valid', {}) });
+  await step('list', { method: 'GET', path: collection, query: { limit: 1 } }, (b) =>
+    (b as unknown as { items: ConfigMap[] }).items.map((i) => i.metadata.name),
+  );
+
+  const events: string[] = [];
+  for await (const event of client.watch({
+    method: 'GET',
+    path: collection,
+    query: { fieldSelector: 'metadata.name=x', timeoutSeconds: 1 },
+  })) {
+    events.push(`${event.type}:${(event.object as ConfigMap).metadata.name}`);
+  }
+  print({ t: 'step', step: 'watch-until-server-closes', ok: true, value: events });
+
+  const abort = new AbortController();
+  setTimeout(() => abort.abort(), 300);
+  try {
+    for await (const event of client.watch({ method: 'GET', path: collection, signal: abort.signal })) {
+      void event;
+    }
+    print({ t: 'step', step: 'watch-abort', ok: true });
+  } catch (err) {
+    const e = err as ApiError;
+    print({ t: 'step', step: 'watch-abort', ok: false, apiError: err instanceof ApiError, reason: e.reason });
+  }
+
+  await step('delete', { method: 'DELETE', path: cm('x') });
+  await step('get-deleted', { method: 'GET', path: cm('x') });
+  print({ t: 'requests', calls });
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    print({ t: 'fatal', error: String(err) });
+    process.exit(1);
+  },
+);
