@@ -1,6 +1,6 @@
-/** The writes the reconciler makes, as plain requests on the KubeClient. */
+/** The requests the reconciler makes beyond its caches: writes, and the odd read to check for a foreign object. */
 import type { CustomResource, Manifest } from '../constructs/resource';
-import type { KubeClient } from './kube/client';
+import { ApiError, type KubeClient } from './kube/client';
 import { resourcePath, type ResourceType } from './kube/paths';
 
 const APPLY = 'application/apply-patch+yaml';
@@ -11,6 +11,16 @@ export class Writer {
     private readonly client: KubeClient,
     readonly fieldManager: string,
   ) {}
+
+  /** The object as the API server has it now, or undefined when there is none. */
+  async read<T = Manifest>(type: ResourceType, namespace: string | undefined, name: string): Promise<T | undefined> {
+    try {
+      return await this.client.request<T>({ method: 'GET', path: resourcePath(type, namespace, name) });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
 
   /** Server-side apply with force: we own the fields we set, whoever set them before. */
   apply(type: ResourceType, body: Manifest): Promise<Manifest> {

@@ -26,6 +26,7 @@ Options (environment variable in brackets):
   --leader-elect            elect a leader through a Lease; off by default [RECONSTRUCT_LEADER_ELECT=true]
   --lease-name NAME         default reconstruct-controller [RECONSTRUCT_LEASE_NAME]
   --lease-namespace NS      default: the pod's namespace, else default [RECONSTRUCT_LEASE_NAMESPACE]
+  --lease-duration SECONDS  how long a leader's lease lasts unrenewed (default 15) [RECONSTRUCT_LEASE_DURATION]
   --field-manager NAME      server-side apply field manager (default reconstruct) [RECONSTRUCT_FIELD_MANAGER]
   --metrics-addr HOST:PORT  /metrics (default 127.0.0.1:8080; "0" disables) [RECONSTRUCT_METRICS_ADDR]
   --health-addr HOST:PORT   /healthz and /readyz (default 127.0.0.1:8081) [RECONSTRUCT_HEALTH_ADDR]
@@ -45,6 +46,7 @@ interface Settings {
   leaderElect: boolean;
   leaseName: string;
   leaseNamespace: string;
+  leaseDurationMs: number;
   fieldManager: string;
   metricsAddr: string;
   healthAddr: string;
@@ -61,6 +63,7 @@ const FLAGS = {
   'leader-elect': { type: 'boolean' },
   'lease-name': { type: 'string' },
   'lease-namespace': { type: 'string' },
+  'lease-duration': { type: 'string' },
   'field-manager': { type: 'string' },
   'metrics-addr': { type: 'string' },
   'health-addr': { type: 'string' },
@@ -111,6 +114,7 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
     leaderElect: ['true', '1', 'yes'].includes(String(pick('leader-elect') ?? 'false').toLowerCase()),
     leaseName: pick('lease-name') ?? 'reconstruct-controller',
     leaseNamespace: pick('lease-namespace') ?? podNamespace() ?? 'default',
+    leaseDurationMs: positive('lease-duration', 15) * 1000,
     fieldManager: pick('field-manager') ?? 'reconstruct',
     metricsAddr: pick('metrics-addr') ?? '127.0.0.1:8080',
     healthAddr: pick('health-addr') ?? '127.0.0.1:8081',
@@ -151,7 +155,15 @@ async function run(settings: Settings, log: Logger): Promise<number> {
   const elector = settings.leaderElect
     ? new LeaderElector(
         client,
-        { namespace: settings.leaseNamespace, name: settings.leaseName, identity },
+        {
+          namespace: settings.leaseNamespace,
+          name: settings.leaseName,
+          identity,
+          // client-go's proportions: renew within 2/3 of the lease, retry every 2/15 of it.
+          leaseDurationMs: settings.leaseDurationMs,
+          renewDeadlineMs: (settings.leaseDurationMs * 2) / 3,
+          retryPeriodMs: (settings.leaseDurationMs * 2) / 15,
+        },
         log,
       )
     : undefined;
