@@ -47,7 +47,7 @@ describe('resourcePath', () => {
     ['core events', EVENT, ['ns'], '/api/v1/namespaces/ns/events'],
     ['configmaps', CONFIG_MAP, ['ns', 'c'], '/api/v1/namespaces/ns/configmaps/c'],
   ] as const)('%s', (_what, type, args, expected) => {
-    expect(resourcePath(type, ...(args as [string?, string?, string?]))).toBe(expected);
+    expect(resourcePath(type, ...(args as readonly (string | undefined)[]))).toBe(expected);
   });
 
   test('escapes names', () => {
