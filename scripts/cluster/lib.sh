@@ -59,3 +59,160 @@ cluster_bin_dir() {
 cluster_ensure_bin_dir() {
   bash "$CLUSTER_SCRIPTS_DIR/build.sh" | tail -n 1
 }
+
+# kwokctl keeps its whole work space (config, clusters/<name>/, pids, logs, pki) under
+# KWOK_WORKDIR; pointing it into .cluster/ means ~/.kwok is never touched.
+KWOK_WORKDIR_PATH="$CLUSTER_STATE_DIR/kwok"
+KWOK_CLUSTER_DIR="$KWOK_WORKDIR_PATH/clusters/$CLUSTER_NAME"
+
+# Runs kwokctl against our work dir. It starts daemons that outlive it: they must not inherit
+# the lock file descriptors (7, 8), or they would hold the locks forever.
+kwokctl_run() {
+  local bin_dir="$1"; shift
+  KWOK_WORKDIR="$KWOK_WORKDIR_PATH" PATH="$bin_dir:$PATH" "$bin_dir/kwokctl" "$@" 7>&- 8>&-
+}
+
+# Several runs in one work tree share .cluster/, so they coordinate through two lock files
+# outside it (it gets deleted):
+#   <base>.start  exclusive while a cluster is being started or stopped (fd 8)
+#   <base>.users  held shared by every with-cluster.sh run while its command runs (fd 7); the
+#                 last one out (exclusive lock granted) tears a cluster it started down.
+CLUSTER_LOCK_BASE="${TMPDIR:-/tmp}/reconstruct-cluster-$(printf '%s' "$REPO_ROOT" | cksum | cut -d' ' -f1)"
+
+cluster_lock_start() {
+  exec 8>"$CLUSTER_LOCK_BASE.start"
+  if ! flock -n 8; then
+    log "waiting for another run to finish starting or stopping the cluster ..."
+    flock 8
+  fi
+}
+
+# True when the API server behind KUBECONFIG answers /readyz.
+cluster_api_ready() {
+  local kubectl_bin="$1" kubeconfig="$2"
+  [[ -f "$kubeconfig" ]] || return 1
+  "$kubectl_bin" --kubeconfig "$kubeconfig" --request-timeout=5s get --raw /readyz >/dev/null 2>&1
+}
+
+# Applies every crds/*.yaml (server-side: large CRDs exceed the client-side annotation limit)
+# and waits until each CRD is Established. Uses KUBECONFIG from the environment.
+cluster_install_crds() {
+  local kubectl_bin="${1:-kubectl}" crd_dir="$REPO_ROOT/crds" files=() f
+  if [[ -d "$crd_dir" ]]; then
+    while IFS= read -r -d '' f; do files+=("$f"); done \
+      < <(find "$crd_dir" -maxdepth 1 -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
+  fi
+  if ((${#files[@]} == 0)); then
+    log "no CRDs in crds/: nothing to install"
+    return 0
+  fi
+  log "installing ${#files[@]} CRD file(s) from crds/"
+  for f in "${files[@]}"; do
+    "$kubectl_bin" apply --server-side --force-conflicts --field-manager=reconstruct-cluster -f "$f" >&2
+  done
+  for f in "${files[@]}"; do
+    "$kubectl_bin" wait --for=condition=Established --timeout=60s -f "$f" >&2
+  done
+}
+
+# Lists "address:port process" for every TCP listener of the given pids that is not on loopback.
+cluster_nonloopback_listeners() {
+  local pids=("$@") p
+  ((${#pids[@]})) || return 0
+  command -v ss >/dev/null || { log "ss not found (iproute2): cannot check listeners"; return 0; }
+  local line addr
+  while IFS= read -r line; do
+    for p in "${pids[@]}"; do
+      if [[ "$line" == *"pid=$p,"* ]]; then
+        addr="$(awk '{print $4}' <<<"$line")"
+        case "$addr" in
+          127.*|\[::1\]:*|localhost:*) ;;
+          *) printf '%s %s\n' "$addr" "$(awk '{print $6}' <<<"$line")" ;;
+        esac
+      fi
+    done
+  done < <(ss -Hltnp 2>/dev/null)
+}
+
+# The pids of the cluster's components (kwokctl's binary runtime writes them under pids/).
+cluster_component_pids() {
+  local f pid
+  [[ -d "$KWOK_CLUSTER_DIR/pids" ]] || return 0
+  for f in "$KWOK_CLUSTER_DIR"/pids/*.pid; do
+    [[ -f "$f" ]] || continue
+    pid="$(tr -dc '0-9' <"$f")"
+    if [[ -n "$pid" ]] && cluster_proc_alive "$pid"; then printf '%s\n' "$pid"; fi
+  done
+}
+
+# Stops every process of the cluster and removes .cluster/. Call with the start lock held.
+cluster_stop() {
+  if [[ ! -e "$CLUSTER_STATE_DIR" ]]; then
+    log "no cluster state in $CLUSTER_STATE_DIR: nothing to stop"
+    return 0
+  fi
+  # Only processes whose command line points into our state dir count as ours (a pid in a stale
+  # pid file could have been reused by an unrelated process).
+  local pids=() left=() alive=() pid bin_dir="" _
+  while IFS= read -r pid; do
+    if cluster_pid_is_ours "$pid"; then pids+=("$pid"); fi
+  done < <(cluster_component_pids)
+
+  # 1. kwokctl stops its components (daemons in their own sessions: they outlive kwokctl).
+  [[ -f "$CLUSTER_STATE_DIR/bin-dir" ]] && bin_dir="$(cat "$CLUSTER_STATE_DIR/bin-dir")"
+  if [[ -d "$KWOK_CLUSTER_DIR" && -n "$bin_dir" && -x "$bin_dir/kwokctl" ]]; then
+    # (unlike create, delete refuses --kubeconfig "": it gets a throwaway file to edit instead)
+    kwokctl_run "$bin_dir" delete cluster --name "$CLUSTER_NAME" \
+      --kubeconfig "$CLUSTER_STATE_DIR/throwaway-kubeconfig" >&2 \
+      || log "kwokctl delete cluster failed: stopping the processes by pid"
+  fi
+
+  # 2. Whatever of ours is still alive: TERM, then KILL after 10 s.
+  for pid in "${pids[@]}"; do
+    if cluster_proc_alive "$pid" && cluster_pid_is_ours "$pid"; then
+      kill -TERM "$pid" 2>/dev/null && left+=("$pid")
+    fi
+  done
+  for _ in $(seq 1 50); do
+    alive=()
+    for pid in "${left[@]}"; do
+      if cluster_proc_alive "$pid"; then alive+=("$pid"); fi
+    done
+    ((${#alive[@]} == 0)) && break
+    sleep 0.2
+  done
+  for pid in "${left[@]}"; do
+    if cluster_proc_alive "$pid" && cluster_pid_is_ours "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  done
+
+  rm -rf "$CLUSTER_STATE_DIR"
+  log "cluster stopped, $CLUSTER_STATE_DIR removed"
+}
+
+cluster_pid_is_ours() {
+  tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF "$CLUSTER_STATE_DIR/"
+}
+
+# True when the process exists and is not a zombie (kill -0 succeeds on zombies, and the
+# components' parent, kwokctl, is gone before they are).
+cluster_proc_alive() {
+  local stat
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+  stat="${stat##*) }"
+  [[ -n "$stat" && "${stat%% *}" != Z ]]
+}
+
+# Prints N distinct random TCP ports in 20000-29999 that nothing on 127.0.0.1 accepts on.
+# (kwokctl would pick the free ports counting down from 32767, so concurrent clusters on one
+# machine, say of two work trees, race for the same ports.)
+cluster_pick_ports() {
+  local n="$1" port picked=" "
+  while ((n > 0)); do
+    port=$((20000 + (RANDOM * 32768 + RANDOM) % 10000))
+    [[ "$picked" == *" $port "* ]] && continue
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
+    picked+="$port "
+    printf '%s\n' "$port"
+    n=$((n - 1))
+  done
+}

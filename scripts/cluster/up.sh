@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Starts a local Kubernetes control plane bound to 127.0.0.1 only: etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler and a kwok controller (fake kubelets) with three fake
+# nodes, all run by kwokctl's binary runtime from the binaries build.sh made. Then installs
+# crds/*.yaml and waits until they are Established.
+#
+# State: <repo>/.cluster/ (git-ignored). Kubeconfig: <repo>/.cluster/kubeconfig.
+# Already up and healthy: reuses it (re-applies the CRDs). A failed start cleans up after itself.
+set -euo pipefail
+
+# shellcheck source=scripts/cluster/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+START=$SECONDS
+BIN_DIR="$(cluster_ensure_bin_dir)"
+if [[ -z "$BIN_DIR" ]] || ! cluster_binaries_present "$BIN_DIR"; then
+  die "no binaries (build.sh failed?)"
+fi
+KUBECTL="$BIN_DIR/kubectl"
+export PATH="$BIN_DIR:$PATH"
+
+cluster_lock_start   # one start at a time; a second concurrent run then finds it up and reuses it
+
+if [[ -d "$CLUSTER_STATE_DIR" ]]; then
+  if cluster_api_ready "$KUBECTL" "$CLUSTER_KUBECONFIG"; then
+    log "a cluster is already up (KUBECONFIG=$CLUSTER_KUBECONFIG): reusing it"
+    # Asked for by hand (npm run cluster:up): it now stays up after the test runs end.
+    if [[ "${RECONSTRUCT_CLUSTER_EPHEMERAL:-}" != 1 ]]; then rm -f "$CLUSTER_STATE_DIR/ephemeral"; fi
+    KUBECONFIG="$CLUSTER_KUBECONFIG" cluster_install_crds "$KUBECTL"
+    exit 0
+  fi
+  log "found a stale $CLUSTER_STATE_DIR (API server not answering): cleaning it up first"
+  cluster_stop
+fi
+
+mkdir -p "$KWOK_WORKDIR_PATH"
+printf '%s\n' "$BIN_DIR" > "$CLUSTER_STATE_DIR/bin-dir"   # down.sh finds kwokctl through it
+# with-cluster.sh marks the clusters it starts: those it tears down when the last run ends.
+if [[ "${RECONSTRUCT_CLUSTER_EPHEMERAL:-}" == 1 ]]; then touch "$CLUSTER_STATE_DIR/ephemeral"; fi
+
+cleanup_on_failure() {
+  local rc=$?
+  if ((rc != 0)); then
+    log "cluster:up failed (exit $rc); logs were in $KWOK_CLUSTER_DIR/logs — tearing down"
+    if [[ -d "$KWOK_CLUSTER_DIR/logs" ]]; then
+      local f
+      for f in "$KWOK_CLUSTER_DIR"/logs/*.log; do
+        [[ -f "$f" ]] || continue
+        printf -- '--- last lines of %s ---\n' "${f##*/}" >&2
+        tail -n 15 "$f" >&2 || true
+      done
+    fi
+    cluster_stop || true
+  fi
+  exit "$rc"
+}
+trap cleanup_on_failure EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mapfile -t ports < <(cluster_pick_ports 6)
+# kwokctl reads <KWOK_WORKDIR>/kwok.yaml by default. bindAddress can only be set here (it
+# defaults to 0.0.0.0); the binaries are ours so kwokctl downloads nothing.
+cat > "$KWOK_WORKDIR_PATH/kwok.yaml" <<YAML
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+options:
+  runtime: binary
+  bindAddress: 127.0.0.1
+  kubeVersion: $K8S_VERSION
+  etcdVersion: ${ETCD_VERSION#v}
+  kwokVersion: $KWOK_VERSION
+  kubeApiserverBinary: $BIN_DIR/kube-apiserver
+  kubeControllerManagerBinary: $BIN_DIR/kube-controller-manager
+  kubeSchedulerBinary: $BIN_DIR/kube-scheduler
+  kubectlBinary: $BIN_DIR/kubectl
+  kwokControllerBinary: $BIN_DIR/kwok
+  etcdBinary: $BIN_DIR/etcd
+  # Real authorization (RBAC) and admission, as on a real cluster.
+  kubeAuthorization: true
+  kubeAdmission: true
+  # Our own random ports (see cluster_pick_ports).
+  kubeApiserverPort: ${ports[0]}
+  etcdPort: ${ports[1]}
+  etcdPeerPort: ${ports[2]}
+  kubeControllerManagerPort: ${ports[3]}
+  kubeSchedulerPort: ${ports[4]}
+  kwokControllerPort: ${ports[5]}
+YAML
+
+log "starting the control plane (kwokctl binary runtime, $K8S_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION)"
+# kwokctl starts the components as daemons and returns; its own --wait only logs a timeout and
+# still exits 0, so we wait ourselves, failing fast when a component process dies.
+kwokctl_run "$BIN_DIR" create cluster --name "$CLUSTER_NAME" --kubeconfig "" >&2
+cp "$KWOK_CLUSTER_DIR/kubeconfig.yaml" "$CLUSTER_KUBECONFIG"
+export KUBECONFIG="$CLUSTER_KUBECONFIG"
+
+components=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok-controller)
+deadline=$((SECONDS + ${RECONSTRUCT_CLUSTER_START_TIMEOUT:-120}))
+until cluster_api_ready "$KUBECTL" "$KUBECONFIG"; do
+  for c in "${components[@]}"; do
+    pid="$(tr -dc '0-9' <"$KWOK_CLUSTER_DIR/pids/$c.pid" 2>/dev/null || true)"
+    if [[ -z "$pid" ]] || ! cluster_proc_alive "$pid"; then
+      die "$c exited during start-up (log: $KWOK_CLUSTER_DIR/logs/$c.log)"
+    fi
+  done
+  ((SECONDS < deadline)) || die "the API server did not become ready in time"
+  sleep 0.5
+done
+
+# Three fake nodes, managed by the kwok controller: Ready, and pods bound to them go Running.
+# No taints, so ordinary workloads schedule on them without tolerations.
+nodes_yaml=""
+for i in 0 1 2; do
+  role_label=""
+  [[ $i == 0 ]] && role_label='    node-role.kubernetes.io/worker: ""'
+  nodes_yaml+="---
+apiVersion: v1
+kind: Node
+metadata:
+  name: kwok-node-$i
+  annotations:
+    kwok.x-k8s.io/node: fake
+    node.alpha.kubernetes.io/ttl: \"0\"
+  labels:
+    kubernetes.io/hostname: kwok-node-$i
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    type: kwok
+$role_label
+status:
+  allocatable: {cpu: \"32\", memory: 256Gi, pods: \"110\"}
+  capacity: {cpu: \"32\", memory: 256Gi, pods: \"110\"}
+  nodeInfo:
+    architecture: amd64
+    operatingSystem: linux
+    kubeletVersion: fake
+    kubeProxyVersion: fake
+"
+done
+"$KUBECTL" apply -f - >&2 <<<"$nodes_yaml"
+"$KUBECTL" wait --for=condition=Ready node --all --timeout=60s >&2
+
+# Nothing of ours may listen beyond loopback.
+mapfile -t pids < <(cluster_component_pids)
+((${#pids[@]} >= 5)) || die "expected 5 component processes, found ${#pids[@]}"
+exposed="$(cluster_nonloopback_listeners "${pids[@]}")"
+[[ -z "$exposed" ]] || die "components listen beyond loopback:
+$exposed"
+
+cluster_install_crds "$KUBECTL"
+
+log "cluster up in $((SECONDS - START))s: export KUBECONFIG=$CLUSTER_KUBECONFIG PATH=$BIN_DIR:\$PATH"

@@ -1,0 +1,179 @@
+/**
+ * The local control plane itself (scripts/cluster/up.sh): fake nodes, the project's CRDs,
+ * printer columns, garbage collection and Deployment -> ReplicaSet -> Pod on kwok's fake nodes.
+ * Run through `npm run test:cluster` (scripts/cluster/with-cluster.sh).
+ */
+import {
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  exists,
+  getJson,
+  kubectl,
+  uniqueName,
+  waitFor,
+} from '../support/kubectl';
+import { Crd, crdsInRepo, KINDS, KindName, KubeObject, List, manifest, storageVersion } from './manifests';
+
+jest.setTimeout(120_000);
+
+let ns: string;
+beforeAll(() => {
+  ns = createNamespace('cp');
+});
+afterAll(() => {
+  if (ns) deleteNamespace(ns);
+});
+
+const condition = (obj: { status?: { conditions?: { type: string; status: string }[] } }, type: string) =>
+  obj.status?.conditions?.find((c) => c.type === type)?.status;
+
+describe('the control plane', () => {
+  test('serves the pinned Kubernetes version', () => {
+    const version = JSON.parse(kubectl(['version', '-o', 'json']).stdout) as {
+      clientVersion: { gitVersion: string };
+      serverVersion: { gitVersion: string };
+    };
+    expect(version.serverVersion.gitVersion).toMatch(/^v1\.3\d\.\d+$/);
+    expect(version.clientVersion.gitVersion).toBe(version.serverVersion.gitVersion);
+  });
+
+  test('has three Ready fake nodes, one labelled as worker', () => {
+    const nodes = getJson<List<KubeObject>>(['nodes']).items;
+    expect(nodes.map((n) => [n.metadata.name, condition(n, 'Ready')])).toEqual([
+      ['kwok-node-0', 'True'],
+      ['kwok-node-1', 'True'],
+      ['kwok-node-2', 'True'],
+    ]);
+    const workers = nodes.filter((n) => 'node-role.kubernetes.io/worker' in (n.metadata.labels ?? {}));
+    expect(workers.map((n) => n.metadata.name)).toEqual(['kwok-node-0']);
+  });
+});
+
+describe('the CRDs in crds/', () => {
+  const crds = crdsInRepo();
+
+  test('are the four kinds of the project', () => {
+    expect(crds.map((c) => c.spec.names.kind).sort()).toEqual(Object.keys(KINDS).sort());
+  });
+
+  test.each(Object.values(KINDS).map((k) => k.resource))('%s is installed and Established', (name) => {
+    const crd = getJson<Crd>(['crd', name]);
+    expect(condition(crd, 'NamesAccepted')).toBe('True');
+    expect(condition(crd, 'Established')).toBe('True');
+  });
+
+  test('NodePool (nodepools.nodes.lailin.xyz) is cluster-scoped', () => {
+    expect(getJson<Crd>(['crd', 'nodepools.nodes.lailin.xyz']).spec.scope).toBe('Cluster');
+    const clusterScoped = kubectl([
+      'api-resources',
+      '--api-group=nodes.lailin.xyz',
+      '--namespaced=false',
+      '-o',
+      'name',
+    ]);
+    expect(clusterScoped.stdout.split('\n')).toContain('nodepools.nodes.lailin.xyz');
+    const namespaced = kubectl([
+      'api-resources',
+      '--api-group=nodes.lailin.xyz',
+      '--namespaced=true',
+      '-o',
+      'name',
+    ]);
+    expect(namespaced.stdout.trim()).toBe('');
+  });
+
+  test.each(Object.keys(KINDS) as KindName[])(
+    '%s: kubectl get shows the printer columns of the CRD',
+    (kind) => {
+      const { resource, namespaced, spec } = KINDS[kind];
+      const crd = getJson<Crd>(['crd', resource]);
+      const columns = storageVersion(crd).additionalPrinterColumns ?? [];
+      expect(columns.length).toBeGreaterThan(0);
+
+      const name = uniqueName(kind.toLowerCase());
+      const nsArgs = namespaced ? ['-n', ns] : [];
+      applyYaml(manifest(kind, name, spec), nsArgs);
+      try {
+        const header = (args: string[]) =>
+          kubectl(['get', resource, name, ...nsArgs, ...args]).stdout.split('\n')[0];
+        const headerColumns = (args: string[]) =>
+          header(args)
+            .trim()
+            .split(/\s{2,}/);
+        const expected = columns.filter((c) => !c.priority).map((c) => c.name.toUpperCase());
+        expect(headerColumns([])).toEqual(['NAME', ...expected]);
+        for (const col of columns) expect(headerColumns(['-o', 'wide'])).toContain(col.name.toUpperCase());
+      } finally {
+        kubectl(['delete', resource, name, ...nsArgs, '--ignore-not-found']);
+      }
+    },
+  );
+});
+
+describe('built-in controllers', () => {
+  test('garbage collection deletes a dependent when its owner goes', async () => {
+    const owner = uniqueName('owner');
+    const dependent = uniqueName('dependent');
+    kubectl(['create', 'configmap', owner, '-n', ns, '--from-literal=role=owner']);
+    const uid = getJson<KubeObject>(['configmap', owner, '-n', ns]).metadata.uid;
+    applyYaml(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: dependent,
+          namespace: ns,
+          ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid }],
+        },
+        data: { role: 'dependent' },
+      }),
+    );
+    expect(exists(['configmap', dependent, '-n', ns])).toBe(true);
+
+    kubectl(['delete', 'configmap', owner, '-n', ns]);
+    await waitFor(() => !exists(['configmap', dependent, '-n', ns]), {
+      what: `the garbage collector to delete configmap ${ns}/${dependent}`,
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+  });
+
+  test('a Deployment gets Running pods on the fake nodes', async () => {
+    const name = uniqueName('web');
+    applyYaml(
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name, namespace: ns },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: {
+              // kwok's nodes are fake: no container runs, kwok only reports the pods Running.
+              nodeSelector: { type: 'kwok' },
+              containers: [{ name: 'web', image: 'registry.invalid/web:1' }],
+            },
+          },
+        },
+      }),
+    );
+    const pods = await waitFor(
+      () => {
+        const items = getJson<List<KubeObject>>(['pods', '-n', ns, '-l', `app=${name}`]).items;
+        const running = items.filter((p) => p.status?.phase === 'Running' && p.spec?.nodeName);
+        return running.length === 2 ? running : undefined;
+      },
+      { what: `2 Running pods of deployment ${ns}/${name}`, timeoutMs: 90_000, intervalMs: 500 },
+    );
+    for (const pod of pods) expect(pod.spec?.nodeName).toMatch(/^kwok-node-\d$/);
+    await waitFor(
+      () =>
+        (getJson<KubeObject>(['deployment', name, '-n', ns]).status?.readyReplicas as number | undefined) ===
+        2,
+      { what: `deployment ${ns}/${name} to report 2 ready replicas`, timeoutMs: 60_000 },
+    );
+  });
+});
