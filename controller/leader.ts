@@ -18,9 +18,9 @@ export interface LeaderElectorOptions {
   identity: string;
   /** How long a lease is valid after its last renewal. Default: 15 000 ms. */
   leaseDurationMs?: number;
-  /** The leader steps down when it could not renew for this long. Default: 10 000 ms. */
+  /** The leader steps down when it could not renew for this long. Default: 10 000 ms (2/3 of shorter leases). */
   renewDeadlineMs?: number;
-  /** Time between attempts to acquire or renew. Default: 2 000 ms. */
+  /** Time between attempts to acquire or renew. Default: 2 000 ms (2/15 of shorter leases). */
   retryPeriodMs?: number;
 }
 
@@ -69,8 +69,9 @@ export class LeaderElector {
     log?: Logger,
   ) {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
-    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    // Defaults keep client-go's ratios (15 s, 10 s, 2 s) for shorter leases too.
+    this.renewDeadlineMs = options.renewDeadlineMs ?? Math.min(10_000, (this.leaseDurationMs * 2) / 3);
+    this.retryPeriodMs = options.retryPeriodMs ?? Math.min(2_000, (this.leaseDurationMs * 2) / 15);
     if (!options.identity) throw new Error('leader election: identity must not be empty');
     if (this.leaseDurationMs <= this.renewDeadlineMs) {
       throw new Error(
