@@ -1,0 +1,270 @@
+/**
+ * The install manifests (`reconstruct install`) on a real API server with RBAC: the controller, running
+ * as the install's ServiceAccount with a token from the TokenRequest API, still does the seed
+ * walkthroughs; the ServiceAccount is denied what it does not need; and uninstalling the operator
+ * without deleting the custom resources leaves every child running.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import {
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  exists,
+  getJson,
+  kubectl,
+  uniqueName,
+  waitFor,
+} from '../support/kubectl';
+import { RunningController, startController } from '../support/controller';
+
+jest.setTimeout(180_000);
+
+const CLI = join(__dirname, '../../dist/cli/main.js');
+const SA = 'reconstruct-controller';
+
+let system: string;
+let ns: string;
+let install: string;
+let dir: string;
+let controller: RunningController | undefined;
+
+function renderInstall(namespace: string): string {
+  const run = spawnSync(process.execPath, [CLI, 'install', '--namespace', namespace], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`reconstruct install failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** A kubeconfig that authenticates as the ServiceAccount, with a token from the TokenRequest API. */
+function serviceAccountKubeconfig(namespace: string): string {
+  const token = kubectl(['create', 'token', SA, '-n', namespace, '--duration', '1h']).stdout.trim();
+  const current = JSON.parse(kubectl(['config', 'view', '--raw', '--minify', '-o', 'json']).stdout) as {
+    clusters: { name: string; cluster: object }[];
+  };
+  const file = join(dir, 'sa-kubeconfig.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: current.clusters[0].cluster }],
+      users: [{ name: 'sa', user: { token } }],
+      contexts: [{ name: 'sa', context: { cluster: 'c', user: 'sa' } }],
+      'current-context': 'sa',
+    }),
+  );
+  return file;
+}
+
+/** `kubectl auth can-i` as the ServiceAccount; `resource` may be `plural/subresource`. */
+function canI(verb: string, resource: string, namespace?: string): string {
+  const [plural, subresource] = resource.split('/');
+  const args = ['auth', 'can-i', verb, plural, '--as', `system:serviceaccount:${system}:${SA}`];
+  if (subresource) args.push(`--subresource=${subresource}`);
+  if (namespace) args.push('-n', namespace);
+  return kubectl(args, { allowFail: true }).stdout.trim();
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'install-'));
+  system = uniqueName('reconstruct-system');
+  install = renderInstall(system);
+  applyYaml(install);
+  ns = createNamespace('rbac');
+});
+afterAll(async () => {
+  if (controller) await controller.stop('SIGKILL');
+  if (ns) deleteNamespace(ns);
+  if (system) deleteNamespace(system);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('reconstruct install', () => {
+  it('renders the CRDs, RBAC and a hardened two-replica Deployment with probes', () => {
+    const docs = parseAllDocuments(install).map(
+      (d) => d.toJS() as { kind: string; metadata: { name: string }; spec?: any; rules?: any[] },
+    );
+    expect(docs.map((d) => d.kind).sort()).toEqual(
+      [
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'CustomResourceDefinition',
+        'CustomResourceDefinition',
+        'CustomResourceDefinition',
+        'CustomResourceDefinition',
+        'Deployment',
+        'Namespace',
+        'Role',
+        'RoleBinding',
+        'ServiceAccount',
+      ].sort(),
+    );
+    const role = docs.find((d) => d.kind === 'ClusterRole');
+    expect(JSON.stringify(role?.rules)).not.toContain('*');
+    const deployment = docs.find((d) => d.kind === 'Deployment');
+    const pod = deployment?.spec.template.spec;
+    const container = pod.containers[0];
+    expect(deployment?.spec.replicas).toBe(2);
+    expect(container.args).toContain('--leader-elect');
+    expect(container.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(container.resources.limits.memory).toBeDefined();
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    // kubectl apply accepted it, and the Deployment's pods run (on kwok's fake nodes).
+    expect(exists(['deployment', SA, '-n', system])).toBe(true);
+  });
+
+  it('denies the ServiceAccount what it does not need', () => {
+    expect(canI('get', 'secrets', ns)).toBe('no');
+    expect(canI('list', 'secrets')).toBe('no');
+    expect(canI('patch', 'nodes/status')).toBe('no');
+    expect(canI('delete', 'nodes')).toBe('no');
+    expect(canI('create', 'pods', ns)).toBe('no');
+    expect(canI('delete', 'memcacheds.cache.example.com', ns)).toBe('no');
+    expect(canI('update', 'leases', ns)).toBe('no'); // Only in its own namespace.
+    // ...and grants what it does.
+    expect(canI('patch', 'deployments', ns)).toBe('yes');
+    expect(canI('patch', 'nodes')).toBe('yes');
+    expect(canI('patch', 'memcacheds.cache.example.com/status', ns)).toBe('yes');
+    expect(canI('update', 'leases', system)).toBe('yes');
+  });
+
+  it('runs the seed walkthroughs authenticated as the ServiceAccount', async () => {
+    controller = await startController([
+      '--kubeconfig',
+      serviceAccountKubeconfig(system),
+      '--leader-elect',
+      '--lease-namespace',
+      system,
+      '--lease-name',
+      uniqueName('lease'),
+    ]);
+    const nodeName = getJson<{ items: { metadata: { name: string } }[] }>(['nodes']).items[0].metadata.name;
+    const pool = uniqueName('rbac-pool');
+    kubectl(['label', 'node', nodeName, `node-role.kubernetes.io/${pool}=`]);
+    try {
+      applyYaml(
+        [
+          {
+            apiVersion: 'cache.example.com/v1alpha1',
+            kind: 'Memcached',
+            metadata: { name: 'mc', namespace: ns },
+            spec: { size: 1 },
+          },
+          {
+            apiVersion: 'coolops.cn/v1alpha1',
+            kind: 'DatabaseManager',
+            metadata: { name: 'db', namespace: ns },
+            spec: { dbtype: 'mariadb' },
+          },
+          {
+            apiVersion: 'exposer.hliangzhao.io/v1alpha1',
+            kind: 'Balancer',
+            metadata: { name: 'bl', namespace: ns },
+            spec: {
+              ports: [{ name: 'http', port: 80 }],
+              selector: { app: 'x' },
+              backends: [
+                { name: 'a', weight: 1 },
+                { name: 'b', weight: 2 },
+              ],
+            },
+          },
+          {
+            apiVersion: 'nodes.lailin.xyz/v1',
+            kind: 'NodePool',
+            metadata: { name: pool },
+            spec: { labels: { 'rbac.example.com/pool': pool } },
+          },
+        ]
+          .map((o) => JSON.stringify(o))
+          .join('\n---\n'),
+      );
+      const ready = (kind: string, name: string, namespace?: string) =>
+        getJson<{ status?: { conditions?: { type: string; status: string }[] } }>([
+          kind,
+          name,
+          ...(namespace ? ['-n', namespace] : []),
+        ]).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+      await waitFor(
+        () =>
+          ready('memcached', 'mc', ns) &&
+          ready('dm', 'db', ns) &&
+          ready('balancer', 'bl', ns) &&
+          ready('nodepool', pool),
+        {
+          what: 'every resource Ready',
+          timeoutMs: 90_000,
+        },
+      );
+      expect(
+        getJson<{ metadata: { labels: Record<string, string> } }>(['node', nodeName]).metadata.labels[
+          'rbac.example.com/pool'
+        ],
+      ).toBe(pool);
+      await waitFor(
+        () =>
+          kubectl([
+            'get',
+            'events',
+            '-n',
+            ns,
+            '--field-selector',
+            'reason=Created',
+            '-o',
+            'name',
+          ]).stdout.trim() !== '',
+        {
+          what: 'Created events',
+        },
+      );
+      expect(controller.logs.filter((l) => /forbidden/i.test(l))).toEqual([]);
+
+      kubectl(['delete', 'nodepool', pool, '--wait=true', '--timeout=60s']);
+      expect(
+        getJson<{ metadata: { labels: Record<string, string> } }>(['node', nodeName]).metadata.labels[
+          'rbac.example.com/pool'
+        ],
+      ).toBeUndefined();
+    } finally {
+      kubectl(['label', 'node', nodeName, `node-role.kubernetes.io/${pool}-`], { allowFail: true });
+    }
+  });
+
+  it('leaves every child running when the operator is uninstalled and its custom resources are kept', async () => {
+    await controller?.stop('SIGTERM');
+    controller = undefined;
+    // Uninstall everything but the CRDs (deleting a CRD would delete its resources, and through them the children).
+    const withoutCrds = parseAllDocuments(install)
+      .map((d) => d.toJS() as { kind: string })
+      .filter((d) => d.kind !== 'CustomResourceDefinition')
+      .map((d) => JSON.stringify(d))
+      .join('\n---\n');
+    kubectl(['delete', '-f', '-', '--wait=true', '--timeout=60s'], { input: withoutCrds });
+    await new Promise((r) => setTimeout(r, 3000));
+    for (const [kind, name] of [
+      ['deployment', 'mc'],
+      ['deployment', 'db'],
+      ['deployment', 'blproxy'],
+      ['service', 'bl-a-backend'],
+      ['service', 'bl-b-backend'],
+    ]) {
+      expect(exists([kind, name, '-n', ns])).toBe(true);
+    }
+    expect(
+      getJson<{ status: { availableReplicas?: number } }>(['deployment', 'mc', '-n', ns]).status
+        .availableReplicas,
+    ).toBe(1);
+  });
+});
