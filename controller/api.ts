@@ -13,7 +13,11 @@ export class Writer {
   ) {}
 
   /** The object as the API server has it now, or undefined when there is none. */
-  async read<T = Manifest>(type: ResourceType, namespace: string | undefined, name: string): Promise<T | undefined> {
+  async read<T = Manifest>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<T | undefined> {
     try {
       return await this.client.request<T>({ method: 'GET', path: resourcePath(type, namespace, name) });
     } catch (err) {

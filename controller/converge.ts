@@ -8,6 +8,7 @@
  * "contained" in the live object and only a new apply makes server-side apply remove it.
  */
 import { createHash } from 'node:crypto';
+import type { Manifest } from '../constructs/resource';
 import { parseQuantity } from './quantity';
 
 /** The annotation holding the hash of the last applied desired object. */
@@ -37,9 +38,9 @@ export function hashObject(value: Json): string {
 }
 
 /** The desired object as we apply it: with the annotation recording its own hash. */
-export function withAppliedHash<T extends { metadata: { annotations?: Record<string, string> } }>(
+export function withAppliedHash<T extends Manifest>(
   desired: T,
-): T {
+): T & { metadata: { annotations: Record<string, string> } } {
   const hash = hashObject(desired);
   return {
     ...desired,
@@ -101,8 +102,8 @@ export function firstDifference(desired: Json, live: Json, path = ''): string | 
  * reason to apply, or undefined when it can be skipped.
  */
 export function applyNeeded(
-  desired: { metadata: { annotations?: Record<string, string> } },
-  live: { metadata: { annotations?: Record<string, string> } } | undefined,
+  desired: Pick<Manifest, 'metadata'>,
+  live: Pick<Manifest, 'metadata'> | undefined,
 ): string | undefined {
   if (!live) return 'missing';
   if (

@@ -28,7 +28,7 @@ export function installManifests(options: InstallOptions & { version: string }):
   const object = (
     id: string,
     props: Record<string, unknown> & { apiVersion: string; kind: string; metadata: object },
-  ) => new ApiObject(chart, id, props as never);
+  ) => new ApiObject(chart, id, props);
 
   crds.forEach((crd, i) => object(`crd-${i}`, { ...crd }));
   object('namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels } });

@@ -78,7 +78,7 @@ export function planNode(
     if (labels[key] !== value) labelPatch[key] = value;
   }
 
-  const current = ((node.spec as { taints?: Taint[] } | undefined)?.taints ?? []) as Taint[];
+  const current = (node.spec as { taints?: Taint[] } | undefined)?.taints ?? [];
   const wanted = new Set(want.taints.map(taintKey));
   const drop = new Set(recorded.taints.map(taintKey).filter((k) => !wanted.has(k) && !claimedTaints.has(k)));
   const taints = current.filter((t) => !drop.has(taintKey(t)));

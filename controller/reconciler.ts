@@ -119,7 +119,8 @@ export class Reconciler {
         wanted.add(objectKey(type, ns, childName));
         // The child caches hold only what carries our managed-by label: an object missing from them may
         // still exist, made by someone else. One read settles it before a forced apply could take it over.
-        const live = this.view.get(type, ns, childName) ?? (await this.writer.read<KubeObject>(type, ns, childName));
+        const live =
+          this.view.get(type, ns, childName) ?? (await this.writer.read<KubeObject>(type, ns, childName));
         if (live && !controlledBy(live, metadata.uid)) {
           conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
           return;

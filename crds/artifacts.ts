@@ -42,7 +42,7 @@ async function renderTypes(): Promise<string> {
       ['Status', root.status],
     ] as const) {
       if (!schema) continue;
-      const ts = await compile(toJsonSchema(schema) as never, `${kind}${part}`, {
+      const ts = await compile(toJsonSchema(schema), `${kind}${part}`, {
         bannerComment: '',
         additionalProperties: false,
         format: false,

@@ -23,6 +23,20 @@ import { RunningController, startController } from '../support/controller';
 
 jest.setTimeout(180_000);
 
+interface Container {
+  args: string[];
+  livenessProbe: { httpGet: { path: string } };
+  readinessProbe: { httpGet: { path: string } };
+  resources: { limits: { memory?: string } };
+  securityContext: object;
+}
+interface InstallDoc {
+  kind: string;
+  metadata: { name: string };
+  rules?: object[];
+  spec: { replicas: number; template: { spec: { containers: Container[]; securityContext: object } } };
+}
+
 const CLI = join(__dirname, '../../dist/cli/main.js');
 const SA = 'reconstruct-controller';
 
@@ -84,9 +98,7 @@ afterAll(async () => {
 
 describe('reconstruct install', () => {
   it('renders the CRDs, RBAC and a hardened two-replica Deployment with probes', () => {
-    const docs = parseAllDocuments(install).map(
-      (d) => d.toJS() as { kind: string; metadata: { name: string }; spec?: any; rules?: any[] },
-    );
+    const docs = parseAllDocuments(install).map((d) => d.toJS() as InstallDoc);
     expect(docs.map((d) => d.kind).sort()).toEqual(
       [
         'ClusterRole',
@@ -105,9 +117,10 @@ describe('reconstruct install', () => {
     const role = docs.find((d) => d.kind === 'ClusterRole');
     expect(JSON.stringify(role?.rules)).not.toContain('*');
     const deployment = docs.find((d) => d.kind === 'Deployment');
-    const pod = deployment?.spec.template.spec;
+    if (!deployment) throw new Error('no Deployment in the install manifests');
+    const pod = deployment.spec.template.spec;
     const container = pod.containers[0];
-    expect(deployment?.spec.replicas).toBe(2);
+    expect(deployment.spec.replicas).toBe(2);
     expect(container.args).toContain('--leader-elect');
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');

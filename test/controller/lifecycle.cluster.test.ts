@@ -126,7 +126,7 @@ it('elects one leader; the standby takes over within the lease duration when the
   expect(holder ?? '').toBe('');
 });
 
-it('leaves every child running when the controller stops', async () => {
+it('leaves every child running when the controller stops', () => {
   kubectl(['get', 'deployment', 'restart', 'steady', 'after-failover', '-n', ns]);
   for (const name of ['restart', 'steady', 'after-failover']) {
     expect(exists(['deployment', name, '-n', ns])).toBe(true);

@@ -6,10 +6,7 @@ function node(
   taints: object[] = [],
   annotations: Record<string, string> = {},
 ): KubeObject {
-  return {
-    metadata: { name: 'n1', resourceVersion: '7', labels, annotations },
-    spec: { taints },
-  } as KubeObject;
+  return { metadata: { name: 'n1', resourceVersion: '7', labels, annotations }, spec: { taints } };
 }
 
 /** Applies a JSON merge patch as the API server would, for these tests. */

@@ -61,13 +61,11 @@ describe('Memcached (seed 000)', () => {
     const deployment = get(['deployment', 'memcached-sample', '-n', ns]);
     expect(deployment.spec?.replicas).toBe(1);
     const one = await waitFor(
-      () =>
-        (get(['memcached', 'memcached-sample', '-n', ns]).status?.nodes as string[] | undefined)?.length ===
-          1 && get(['memcached', 'memcached-sample', '-n', ns]),
-      {
-        what: 'status.nodes with one pod',
-        timeoutMs: 60_000,
+      () => {
+        const mc = get(['memcached', 'memcached-sample', '-n', ns]);
+        return (mc.status?.nodes as string[] | undefined)?.length === 1 ? mc : undefined;
       },
+      { what: 'status.nodes with one pod', timeoutMs: 60_000 },
     );
     expect((one.status?.nodes as string[])[0]).toMatch(/^memcached-sample-/);
     await waitFor(() => ready(get(['memcached', 'memcached-sample', '-n', ns]))?.status === 'True', {
@@ -79,7 +77,7 @@ describe('Memcached (seed 000)', () => {
     const two = await waitFor(
       () => {
         const nodes = get(['memcached', 'memcached-sample', '-n', ns]).status?.nodes as string[] | undefined;
-        return nodes?.length === 2 && nodes;
+        return (nodes?.length === 2 && nodes) || undefined;
       },
       { what: 'status.nodes with two pods', timeoutMs: 60_000 },
     );
@@ -140,7 +138,7 @@ describe('DatabaseManager (seed 003)', () => {
     const condition = await waitFor(
       () => {
         const c = ready(get(['dm', 'collides', '-n', ns]));
-        return c?.reason === 'ErrResourceExists' && c;
+        return (c?.reason === 'ErrResourceExists' && c) || undefined;
       },
       { what: 'Ready=False ErrResourceExists' },
     );
@@ -182,7 +180,7 @@ describe('Balancer (seed 004)', () => {
       const status = await waitFor(
         () => {
           const s = get(['balancer', 'balancer-sample', '-n', ns]).status;
-          return s?.activeBackendsNum === 3 && s;
+          return (s?.activeBackendsNum === 3 && s) || undefined;
         },
         { what: 'status 3 active', timeoutMs: 60_000 },
       );
@@ -258,7 +256,7 @@ describe('Balancer (seed 004)', () => {
     const condition = await waitFor(
       () => {
         const c = ready(get(['balancer', 'no-selector', '-n', ns]));
-        return c?.reason === 'InvalidSpec' && c;
+        return (c?.reason === 'InvalidSpec' && c) || undefined;
       },
       { what: 'Ready=False InvalidSpec' },
     );
