@@ -18,7 +18,7 @@ const app = new App();
 for (const { resource } of rendered) {
   const id = [resource.metadata.namespace, resource.kind.toLowerCase(), resource.metadata.name]
     .filter(Boolean)
-    .join('.');
+    .join('-');
   resourceChart(app, id, resource);
 }
 app.synth();
