@@ -1,4 +1,4 @@
-import { ageColumn, commonStatus, defineCrd, labelMap, readyColumn } from './schema';
+import { LABEL_KEY, LABEL_VALUE, ageColumn, commonStatus, defineCrd, labelMap, readyColumn } from './schema';
 
 /** Keys under kubernetes.io or k8s.io belong to Kubernetes itself; a pool must never manage them. */
 const RESERVED_KEY = `'^([^/]*\\\\.)?(kubernetes|k8s)\\\\.io/'`;
@@ -32,8 +32,8 @@ export const nodePoolCrd = defineCrd({
           type: 'object',
           required: ['key', 'effect'],
           properties: {
-            key: { type: 'string', minLength: 1, maxLength: 316 },
-            value: { type: 'string', maxLength: 63, default: '' },
+            key: { type: 'string', minLength: 1, maxLength: 316, pattern: LABEL_KEY },
+            value: { type: 'string', maxLength: 63, pattern: LABEL_VALUE, default: '' },
             effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
           },
         },
