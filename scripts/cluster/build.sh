@@ -44,6 +44,8 @@ PARTIAL_DIR="$BIN_DIR.partial"
 mkdir -p "$PARTIAL_DIR"
 WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/reconstruct-build.XXXXXX")"
 trap 'rm -rf "$WORK_DIR"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 GO_VERSION_LINE="1.26.0"

@@ -33,11 +33,6 @@ if [[ -d "$CLUSTER_STATE_DIR" ]]; then
   cluster_stop
 fi
 
-mkdir -p "$KWOK_WORKDIR_PATH"
-printf '%s\n' "$BIN_DIR" > "$CLUSTER_STATE_DIR/bin-dir"   # down.sh finds kwokctl through it
-# with-cluster.sh marks the clusters it starts: those it tears down when the last run ends.
-if [[ "${RECONSTRUCT_CLUSTER_EPHEMERAL:-}" == 1 ]]; then touch "$CLUSTER_STATE_DIR/ephemeral"; fi
-
 cleanup_on_failure() {
   local rc=$?
   if ((rc != 0)); then
@@ -57,6 +52,11 @@ cleanup_on_failure() {
 trap cleanup_on_failure EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+mkdir -p "$KWOK_WORKDIR_PATH"
+printf '%s\n' "$BIN_DIR" > "$CLUSTER_STATE_DIR/bin-dir"   # down.sh finds kwokctl through it
+# with-cluster.sh marks the clusters it starts: those it tears down when the last run ends.
+if [[ "${RECONSTRUCT_CLUSTER_EPHEMERAL:-}" == 1 ]]; then touch "$CLUSTER_STATE_DIR/ephemeral"; fi
 
 mapfile -t ports < <(cluster_pick_ports 6)
 # kwokctl reads <KWOK_WORKDIR>/kwok.yaml by default. bindAddress can only be set here (it
@@ -92,7 +92,9 @@ log "starting the control plane (kwokctl binary runtime, $K8S_VERSION, etcd $ETC
 # kwokctl starts the components as daemons and returns; its own --wait only logs a timeout and
 # still exits 0, so we wait ourselves, failing fast when a component process dies.
 kwokctl_run "$BIN_DIR" create cluster --name "$CLUSTER_NAME" --kubeconfig "" >&2
-cp "$KWOK_CLUSTER_DIR/kubeconfig.yaml" "$CLUSTER_KUBECONFIG"
+# Self-contained (certificates embedded) so that it can be copied or mounted elsewhere.
+(umask 077 && "$KUBECTL" config view --raw --flatten --kubeconfig "$KWOK_CLUSTER_DIR/kubeconfig.yaml" \
+  > "$CLUSTER_KUBECONFIG")
 export KUBECONFIG="$CLUSTER_KUBECONFIG"
 
 components=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok-controller)
