@@ -39,7 +39,11 @@ function toYamlStream(r: Rendered): string {
 }
 
 /** `reconstruct synth`: returns the exit status. */
-export function synthCommand(argv: string[], out = process.stdout, err = process.stderr): number {
+export function synthCommand(
+  argv: string[],
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): number {
   let values: { output?: string; namespace?: string; help?: boolean };
   let positionals: string[];
   try {

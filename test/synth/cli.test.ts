@@ -23,7 +23,7 @@ function capture(): Writable & { text: () => string } {
 function run(args: string[]): { code: number; stdout: string; stderr: string } {
   const out = capture();
   const err = capture();
-  const code = synthCommand(args, out as unknown as NodeJS.WriteStream, err as unknown as NodeJS.WriteStream);
+  const code = synthCommand(args, out, err);
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
