@@ -1,0 +1,37 @@
+# The controller image: `reconstruct controller` as uid 65532, nothing written at runtime (it runs with
+# readOnlyRootFilesystem, see controller/install.ts).
+#
+#   docker build -t reconstruct:0.1.0 .
+#   reconstruct install --image reconstruct:0.1.0 | kubectl apply -f -
+#
+# Both stages use the same base, so the node_modules built in the first run in the second (no native
+# modules today, but a glibc build would not load on musl).
+
+# --- build: compile with the dev dependencies, then drop them ---------------------------------------
+FROM node:20-alpine AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY cli ./cli
+COPY constructs ./constructs
+COPY controller ./controller
+COPY crds ./crds
+COPY synth ./synth
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# --- runtime: node, the compiled code and the production dependencies -------------------------------
+FROM node:20-alpine
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and only readable by the process: it cannot change its own code.
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# 65532 is the "nonroot" uid of distroless images, and what the install manifests' securityContext asks for.
+USER 65532:65532
+# Health and readiness (/healthz, /readyz) and Prometheus metrics (/metrics); the install manifests
+# pass --health-addr=0.0.0.0:8081 --metrics-addr=0.0.0.0:8080.
+EXPOSE 8080 8081
+ENTRYPOINT ["node", "dist/cli/main.js"]
+CMD ["controller"]
