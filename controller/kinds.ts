@@ -197,17 +197,31 @@ const nodePool: KindBehaviour = {
     },
   },
   status(resource, _desired, view) {
-    const nodes = members(view, resource.metadata.name);
+    const pool = resource.metadata.name;
+    const nodes = members(view, pool);
     const allocatable = sumQuantities(
       nodes.map((n) => ((n.status ?? {}) as { allocatable?: Record<string, string> }).allocatable ?? {}),
     );
+    // Ready only once every member, as the cache shows it, carries what the pool wants.
+    const membership = nodePoolMembership(resource.spec as NodePoolSpec);
+    const pending = nodes
+      .filter((n) => planNode(n, pool, membership) !== undefined)
+      .map((n) => n.metadata.name);
+    const readiness: Readiness =
+      pending.length > 0
+        ? {
+            ready: false,
+            reason: 'Progressing',
+            message: `node(s) ${pending.sort().join(', ')} not updated yet`,
+          }
+        : {
+            ready: true,
+            reason: 'Reconciled',
+            message: `${nodes.length} member node(s) carry the pool's labels and taints`,
+          };
     return {
       fields: { nodeCount: nodes.length, nodes: nodes.map((n) => n.metadata.name).sort(), allocatable },
-      readiness: {
-        ready: true,
-        reason: 'Reconciled',
-        message: `${nodes.length} member node(s) carry the pool's labels and taints`,
-      },
+      readiness,
     };
   },
 };

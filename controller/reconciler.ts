@@ -143,8 +143,9 @@ export class Reconciler {
     if (failures.length === 0) await this.prune(definition, resource, wanted, log);
     if (extension && failures.length === 0) await this.runExtension(definition, resource, false, log);
 
-    let readiness: Readiness = behaviour.status(resource, desired, this.view).readiness;
-    const { fields } = behaviour.status(resource, desired, this.view);
+    const status = behaviour.status(resource, desired, this.view);
+    const { fields } = status;
+    let readiness: Readiness = status.readiness;
     if (conflicts.length > 0) {
       const message = `${conflicts.sort().join(', ')} already exists and is not managed by ${definition.kind}`;
       readiness = { ready: false, reason: 'ErrResourceExists', message };
