@@ -8,6 +8,7 @@
 import { ApiError, isGone, type KubeClient, type WatchEvent } from './kube/client';
 import { resourcePath, type ResourceType } from './kube/paths';
 import { nullLogger, type Logger } from './log';
+import { sleep } from './abortable';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -427,17 +428,4 @@ function jittered(backoff: { initialMs: number; maxMs: number }, failures: numbe
 
 function signalError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('aborted');
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

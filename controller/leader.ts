@@ -10,6 +10,7 @@
 import { ApiError, isConflict, isNotFound, type KubeClient } from './kube/client';
 import { LEASE, resourcePath } from './kube/paths';
 import { nullLogger, type Logger } from './log';
+import { sleep } from './abortable';
 
 export interface LeaderElectorOptions {
   namespace: string;
@@ -323,17 +324,4 @@ export function microTime(date: Date): string {
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
