@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { ApiObject, JsonPatch, Size } from 'cdk8s';
+import { ApiObject, Size } from 'cdk8s';
 import { Construct } from 'constructs';
 import * as kplus from 'cdk8s-plus-27';
 import type { BalancerSpec } from '../crds/types.generated';
-import { ResourceProps, SpecError, checkDnsLabel } from './resource';
+import { ResourceProps, SpecError, checkDnsLabel, checkServiceName } from './resource';
 import { withoutAddressLabel } from './workload';
 
 export type BalancerProps = ResourceProps<BalancerSpec>;
@@ -73,7 +73,7 @@ export class Balancer extends Construct {
   readonly frontend: kplus.Service;
   readonly configMap: kplus.ConfigMap;
   readonly deployment: kplus.Deployment;
-  readonly backends: kplus.Service[];
+  readonly backends: ApiObject[];
 
   constructor(scope: Construct, id: string, props: BalancerProps) {
     super(scope, id);
@@ -82,6 +82,7 @@ export class Balancer extends Construct {
     if (!spec.backends?.length) throw new SpecError('spec.backends', 'Required value: at least one backend');
     checkUnique(spec.ports, 'spec.ports');
     checkUnique(spec.backends, 'spec.backends');
+    checkServiceName(balancerNames.frontend(name), 'metadata.name', 'the front-end Service name');
     checkDnsLabel(balancerNames.deployment(name), 'metadata.name', 'the proxy Deployment name');
     spec.backends.forEach((backend, i) => {
       if (!Number.isInteger(backend.weight) || backend.weight < 1) {
@@ -90,7 +91,7 @@ export class Balancer extends Construct {
           `Invalid value: ${backend.weight}: must be at least 1`,
         );
       }
-      checkDnsLabel(
+      checkServiceName(
         balancerNames.backend(name, backend.name),
         `spec.backends[${i}].name`,
         'the backend Service name',
@@ -155,27 +156,25 @@ export class Balancer extends Construct {
     );
     this.deployment.select(kplus.LabelSelector.of({ labels: podLabels }));
 
-    this.backends = spec.backends.map((backend) => {
-      const service = new kplus.Service(this, `backend-${backend.name}`, {
-        metadata: { name: balancerNames.backend(name, backend.name), labels: podLabels },
-        type: kplus.ServiceType.CLUSTER_IP,
-        ports: spec.ports.map((p) => ({
-          name: p.name,
-          protocol: protocol(p),
-          port: p.port,
-          targetPort: typeof p.targetPort === 'number' ? p.targetPort : p.port,
-        })),
-      });
-      // cdk8s-plus-27 takes only numbers; a named target port goes in through the escape hatch.
-      spec.ports.forEach((p, i) => {
-        if (typeof p.targetPort === 'string') {
-          ApiObject.of(service).addJsonPatch(JsonPatch.add(`/spec/ports/${i}/targetPort`, p.targetPort));
-        }
-      });
-      for (const [key, value] of Object.entries({ ...spec.selector, ...backend.selector })) {
-        service.selectLabel(key, value);
-      }
-      return service;
-    });
+    // Plain API objects: cdk8s-plus-27's Service takes only numeric target ports, and a backend's
+    // targetPort may name a port of the backend pods.
+    this.backends = spec.backends.map(
+      (backend) =>
+        new ApiObject(this, `backend-${backend.name}`, {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: balancerNames.backend(name, backend.name), labels: podLabels },
+          spec: {
+            type: 'ClusterIP',
+            selector: { ...spec.selector, ...backend.selector },
+            ports: spec.ports.map((p) => ({
+              name: p.name,
+              protocol: p.protocol ?? 'TCP',
+              port: p.port,
+              targetPort: p.targetPort ?? p.port,
+            })),
+          },
+        }),
+    );
   }
 }

@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import * as kplus from 'cdk8s-plus-27';
 import { Size } from 'cdk8s';
 import type { MemcachedSpec } from '../crds/types.generated';
-import { ResourceProps, SpecError, checkDnsLabel } from './resource';
+import { ResourceProps, SpecError, checkServiceName } from './resource';
 import { withoutAddressLabel } from './workload';
 
 export const MEMCACHED_DEFAULT_IMAGE = 'memcached:1.4.36-alpine';
@@ -21,7 +21,7 @@ export class Memcached extends Construct {
   constructor(scope: Construct, id: string, props: MemcachedProps) {
     super(scope, id);
     const { name, spec } = props;
-    checkDnsLabel(name, 'metadata.name', 'the Deployment and Service name');
+    checkServiceName(name, 'metadata.name', 'the Deployment and Service name');
     if (!Number.isInteger(spec.size) || spec.size < 0) {
       throw new SpecError(
         'spec.size',

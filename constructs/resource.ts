@@ -82,12 +82,25 @@ export function requireName(value: unknown, field: string): string {
   return value;
 }
 
-/** Fails unless `name` is a DNS-1123 label, which Service and Deployment names must be. */
+/** Fails unless `name` is a DNS-1123 label, which Deployment and ConfigMap-derived names must be. */
 export function checkDnsLabel(name: string, field: string, what: string): void {
   if (name.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
     throw new SpecError(field, `${what} "${name}" must be a DNS-1123 label of at most 63 characters`);
   }
 }
+
+/** Fails unless `name` is a DNS-1035 label (it starts with a letter), which Service names must be. */
+export function checkServiceName(name: string, field: string, what: string): void {
+  if (name.length > 63 || !/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+    throw new SpecError(
+      field,
+      `${what} "${name}" must be a DNS-1035 label: at most 63 characters, starting with a letter`,
+    );
+  }
+}
+
+/** The longest resource name: it is the value of app.kubernetes.io/instance on every child. */
+export const MAX_NAME_LENGTH = 63;
 
 /** What a kind's construct is given: the resource's name and its spec (already defaulted or not). */
 export interface ResourceProps<Spec> {

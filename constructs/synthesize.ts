@@ -1,7 +1,7 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { lookupKind } from './registry';
-import { CustomResource, Manifest, SpecError, childLabels } from './resource';
+import { CustomResource, MAX_NAME_LENGTH, Manifest, SpecError, childLabels } from './resource';
 
 export interface SynthesizeOptions {
   /**
@@ -31,6 +31,12 @@ export function resourceChart(
     );
   }
   if (!resource.metadata?.name) throw new SpecError('metadata.name', 'Required value');
+  if (resource.metadata.name.length > MAX_NAME_LENGTH) {
+    throw new SpecError(
+      'metadata.name',
+      `must be at most ${MAX_NAME_LENGTH} characters: it is a label value on every child`,
+    );
+  }
 
   const chart = new Chart(scope, id, {
     namespace: definition.namespaced ? resource.metadata.namespace : undefined,

@@ -188,7 +188,13 @@ export function defineCrd(o: CrdOptions): CustomResourceDefinition {
                 spec: o.spec,
                 status: { type: 'object', properties: o.status },
               },
-              ...(o.rules ? { 'x-kubernetes-validations': o.rules } : {}),
+              'x-kubernetes-validations': [
+                {
+                  rule: 'self.metadata.name.size() <= 63',
+                  message: 'metadata.name must be at most 63 characters: it is a label value on every child',
+                },
+                ...(o.rules ?? []),
+              ],
             },
           },
         },

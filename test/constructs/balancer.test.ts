@@ -346,3 +346,10 @@ describe('Balancer', () => {
     });
   });
 });
+
+it('Balancer: a named (string) targetPort reaches the backend Service', () => {
+  const resource = sample('Balancer');
+  resource.spec.ports[0].targetPort = 'http';
+  const service = find<Service>(synthesize(resource), 'Service', 'balancer-sample-v1-backend');
+  expect(service.spec.ports).toEqual([{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'http' }]);
+});

@@ -65,18 +65,26 @@ describe('Memcached', () => {
         field: 'spec.size',
         message: 'Invalid value: "string": spec.size in body must be of type integer: "string"',
       },
+      RULES_NOT_CHECKED,
     ]);
   });
 
   it('requires spec.size, and spec itself', () => {
-    expect(errorsOf(memcachedCrd, mc({}))).toEqual([{ field: 'spec.size', message: 'Required value' }]);
+    expect(errorsOf(memcachedCrd, mc({}))).toEqual([
+      { field: 'spec.size', message: 'Required value' },
+      RULES_NOT_CHECKED,
+    ]);
     // A non-nullable field that is null and has no default is dropped, then found missing.
     expect(errorsOf(memcachedCrd, mc({ size: null }))).toEqual([
       { field: 'spec.size', message: 'Required value' },
+      RULES_NOT_CHECKED,
     ]);
     const noSpec = mc({});
     delete noSpec.spec;
-    expect(errorsOf(memcachedCrd, noSpec)).toEqual([{ field: 'spec', message: 'Required value' }]);
+    expect(errorsOf(memcachedCrd, noSpec)).toEqual([
+      { field: 'spec', message: 'Required value' },
+      RULES_NOT_CHECKED,
+    ]);
   });
 
   it('reports an unknown field the way strict field validation does, and prunes it', () => {
@@ -105,6 +113,7 @@ describe('Memcached', () => {
     ]);
     expect(errorsOf(memcachedCrd, mc({ size: 1 }, {}))).toEqual([
       { field: 'metadata.name', message: 'Required value: name or generateName is required' },
+      RULES_NOT_CHECKED,
     ]);
   });
 
@@ -252,12 +261,13 @@ describe('DatabaseManager', () => {
     });
   });
 
-  it('rejects dbtype postgres (no CEL rules in this kind, so no "not checked" notice)', () => {
+  it('rejects dbtype postgres, and says the CEL rules were not checked', () => {
     expect(errorsOf(databaseManagerCrd, dm({ dbtype: 'postgres' }))).toEqual([
       {
         field: 'spec.dbtype',
         message: 'Unsupported value: "postgres": supported values: "mysql", "mariadb"',
       },
+      RULES_NOT_CHECKED,
     ]);
   });
 
@@ -289,6 +299,7 @@ describe('DatabaseManager', () => {
   it('requires the secret name once rootPasswordSecret is given', () => {
     expect(errorsOf(databaseManagerCrd, dm({ rootPasswordSecret: {} }))).toEqual([
       { field: 'spec.rootPasswordSecret.name', message: 'Required value' },
+      RULES_NOT_CHECKED,
     ]);
   });
 });
@@ -498,4 +509,16 @@ describe('the CRDs', () => {
       expect(all.map((rule) => [rule, ruleSyntaxError(rule)])).toEqual(all.map((rule) => [rule, undefined]));
     },
   );
+});
+
+describe('every kind', () => {
+  it('rejects a name longer than 63 characters, a label value on every child', () => {
+    const long = resource(databaseManagerCrd, { deploymentName: 'db' }, { name: 'd'.repeat(64) });
+    expect(errorsOf(databaseManagerCrd, long)).toEqual([
+      {
+        field: '',
+        message: `Invalid value: metadata.name must be at most 63 characters: it is a label value on every child`,
+      },
+    ]);
+  });
 });
