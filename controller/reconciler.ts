@@ -112,6 +112,7 @@ export class Reconciler {
     const conflicts: string[] = [];
     const failures: string[] = [];
     const wanted = new Set<string>();
+    const changes = { Created: [] as string[], Updated: [] as string[] };
     await Promise.all(
       desired.map(async (child) => {
         const type = childType(definition, child);
@@ -136,9 +137,15 @@ export class Reconciler {
         }
         const verb = live ? 'Updated' : 'Created';
         log.info(`${verb.toLowerCase()} child`, { child: `${child.kind}/${childName}`, why });
-        void this.events.emit(resource, 'Normal', verb, `${verb} ${child.kind} ${childName}`);
+        changes[verb].push(`${child.kind} ${childName}`);
       }),
     );
+    // One event per kind of change and reconcile, not one per child: fewer writes, same story.
+    for (const verb of ['Created', 'Updated'] as const) {
+      if (changes[verb].length > 0) {
+        void this.events.emit(resource, 'Normal', verb, `${verb} ${changes[verb].sort().join(', ')}`);
+      }
+    }
 
     if (failures.length === 0) await this.prune(definition, resource, wanted, log);
     if (extension && failures.length === 0) await this.runExtension(definition, resource, false, log);
@@ -169,6 +176,7 @@ export class Reconciler {
   ): Promise<void> {
     const partOf = applySetId(resource);
     const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
+    const pruned: string[] = [];
     for (const type of definition.children) {
       const stale = this.view
         .list(type, type.namespaced ? namespace : undefined)
@@ -183,13 +191,16 @@ export class Reconciler {
           throw err;
         }
         log.info('pruned child', { child: `${type.kind}/${obj.metadata.name}` });
-        void this.events.emit(
-          resource,
-          'Normal',
-          'Pruned',
-          `Deleted ${type.kind} ${obj.metadata.name}, no longer wanted`,
-        );
+        pruned.push(`${type.kind} ${obj.metadata.name}`);
       }
+    }
+    if (pruned.length > 0) {
+      void this.events.emit(
+        resource,
+        'Normal',
+        'Pruned',
+        `Deleted ${pruned.sort().join(', ')}: no longer wanted`,
+      );
     }
   }
 
