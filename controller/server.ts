@@ -1,6 +1,6 @@
 /** The process's HTTP endpoints: /healthz (alive), /readyz (caches synced) and /metrics. */
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 
 export interface HealthServerOptions {
   /** /readyz answers 200 when this returns true, else 503. Default: always ready. */
@@ -77,4 +77,17 @@ export function parseAddress(address: string): { host?: string; port: number } {
   if (port > 65535) throw new Error(`address "${address}": port out of range`);
   const host = m[1] || m[2] || undefined;
   return { host, port };
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on right now (for tests, the demo and benchmarks). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }

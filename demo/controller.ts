@@ -5,7 +5,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { get } from 'node:http';
-import { exited, freePort, sleep, spawnDetached } from './process';
+import { freePort } from '../controller/server';
+import { exited, sleep, spawnDetached } from './process';
 
 /** The controller's own bound on finishing in-flight work is 20 s; this leaves it room to exit. */
 const STOP_GRACE_MS = 25_000;

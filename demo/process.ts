@@ -1,6 +1,5 @@
 /** Child processes for the demo: kubectl calls, scripts, and ports for the controller to listen on. */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { createServer } from 'node:net';
 
 export interface Result {
   code: number;
@@ -53,19 +52,6 @@ export function exited(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
     child.once('error', () => resolve(127));
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-  });
-}
-
-/** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
   });
 }
 

@@ -4,8 +4,8 @@
  * through its /readyz and /metrics endpoints.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../controller/server';
 import { waitFor } from './kubectl';
 
 const CLI = join(__dirname, '../../dist/cli/main.js');
@@ -18,17 +18,6 @@ export interface RunningController {
   metrics(): Promise<string>;
   /** Sends SIGTERM (or `signal`) and resolves the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 async function fetchText(url: string): Promise<{ status: number; text: string }> {
