@@ -893,6 +893,17 @@ async function createAll(
 
 const KiB_TO_MB = 1024 / 1e6;
 
+/** The controller's V8 heap from its process metrics: used and total (reserved), in MB. */
+const heapMB = (m: Snapshot) => ({
+  used: m.sum('nodejs_heap_size_used_bytes') / 1e6,
+  total: m.sum('nodejs_heap_size_total_bytes') / 1e6,
+});
+
+function heapText(heap: unknown): string {
+  const h = heap as { used: number; total: number } | undefined;
+  return h ? `${h.used.toFixed(0)} used / ${h.total.toFixed(0)} MB` : 'n/a';
+}
+
 async function controllerPhase(
   cluster: Cluster,
   observer: Observer,
@@ -953,6 +964,7 @@ async function controllerPhase(
     const m1 = await a.metrics();
     r.peakRssMB = a.peakRssKiB * KiB_TO_MB;
     r.rssAfterReadyMB = a.rssKiB * KiB_TO_MB;
+    r.heapAfterReadyMB = heapMB(m1);
 
     const per = (x: number) => x / s.count;
     const verb = (v: string) => per(m1.requests([v]) - m0.requests([v]));
@@ -1088,6 +1100,7 @@ async function steadyPhase(cluster: Cluster, s: Settings, r: Results): Promise<v
       s.resyncSeconds;
     r.steadyRssMB = b.rssKiB * KiB_TO_MB;
     r.steadyPeakRssMB = b.peakRssKiB * KiB_TO_MB;
+    r.steadyHeapMB = heapMB(m1);
   } finally {
     await b.stop();
   }
@@ -1294,7 +1307,7 @@ function report(s: Settings, r: Results): string {
     [
       'controller peak RSS (VmHWM)',
       `${n(r.peakRssMB, 1)} MB`,
-      `idle ${n(r.idleRssMB, 1)}, after Ready ${n(r.rssAfterReadyMB, 1)} MB${s.count >= 1000 ? `; target < 150 MB: ${yes(Number(r.peakRssMB) < 150)}` : ''}`,
+      `idle ${n(r.idleRssMB, 1)}, after Ready ${n(r.rssAfterReadyMB, 1)} MB (V8 heap ${heapText(r.heapAfterReadyMB)})${s.count >= 1000 ? `; target < 150 MB: ${yes(Number(r.peakRssMB) < 150)}` : ''}`,
     ],
     [
       'single update -> Deployment replicas, median',
@@ -1317,7 +1330,11 @@ function report(s: Settings, r: Results): string {
       `${n(r.resyncReconciles)} reconciles, ${n(r.resyncReads)} reads; target 0: ${yes(r.resyncWrites === 0 && Number(r.resyncReconciles) >= s.count)}`,
     ],
     ['steady state: CPU per resync of all', `${n(r.resyncCpuSecondsPerPeriod, 2)} s`, ''],
-    ['steady state: RSS', `${n(r.steadyRssMB, 1)} MB`, `peak ${n(r.steadyPeakRssMB, 1)} MB`],
+    [
+      'steady state: RSS',
+      `${n(r.steadyRssMB, 1)} MB`,
+      `peak ${n(r.steadyPeakRssMB, 1)} MB; V8 heap ${heapText(r.steadyHeapMB)}`,
+    ],
   ];
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row: string[]) =>
