@@ -256,6 +256,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     for (const item of items) {
       item.apiVersion ??= this.options.type.apiVersion;
       if (itemKind) item.kind ??= itemKind;
+      stripManagedFields(item);
     }
     const old = this.store;
     const fresh = new Map<string, Map<string, T>>();
@@ -361,6 +362,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       case 'MODIFIED': {
         if (!obj?.metadata?.name) return undefined;
         obj.apiVersion ??= this.options.type.apiVersion;
+        stripManagedFields(obj);
         const ns = this.nsKey(obj.metadata.namespace);
         let byName = this.store.get(ns);
         if (!byName) this.store.set(ns, (byName = new Map<string, T>()));
@@ -428,4 +430,12 @@ function jittered(backoff: { initialMs: number; maxMs: number }, failures: numbe
 
 function signalError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+/**
+ * Drops metadata.managedFields before caching, as controller-runtime's TransformStripManagedFields does:
+ * nothing reads them from the cache, and they are often the largest part of an object.
+ */
+function stripManagedFields(obj: KubeObject): void {
+  delete obj.metadata.managedFields;
 }
