@@ -43,7 +43,6 @@ export class Manager implements ClusterView {
   readonly queue = new WorkQueue();
   private readonly informers = new Map<string, Informer[]>();
   private readonly reconciler: Reconciler;
-  private resyncTimer?: NodeJS.Timeout;
 
   constructor(
     client: KubeClient,
@@ -154,7 +153,7 @@ export class Manager implements ClusterView {
   /** Runs the workers until the queue is shut down (see stop); resolves when they have finished. */
   async run(): Promise<void> {
     this.enqueueAll();
-    this.resyncTimer = setInterval(() => this.enqueueAll(), this.options.resyncMs);
+    const resync = setInterval(() => this.enqueueAll(), this.options.resyncMs);
     const depth = setInterval(() => this.metrics.queueDepth(this.queue.length), 1000);
     try {
       await runWorkers(
@@ -180,7 +179,7 @@ export class Manager implements ClusterView {
       );
     } finally {
       clearInterval(depth);
-      if (this.resyncTimer) clearInterval(this.resyncTimer);
+      clearInterval(resync);
     }
   }
 

@@ -11,7 +11,7 @@ import type { Writer } from './api';
 import { applyNeeded, hashObject, withAppliedHash } from './converge';
 import type { EventRecorder } from './events';
 import type { KubeObject } from './informer';
-import { behaviours, type ClusterView, type Readiness } from './kinds';
+import { behaviours, type ClusterView, type Extension, type Readiness } from './kinds';
 import { ApiError } from './kube/client';
 import type { Logger } from './log';
 
@@ -71,7 +71,7 @@ export class Reconciler {
 
     if (metadata.deletionTimestamp) {
       if (extension && metadata.finalizers?.includes(extension.finalizer)) {
-        await this.runExtension(definition, resource, true, log);
+        await this.runExtension(extension, resource, true, log);
         await this.writer.mergePatch(definition, namespace, name, {
           metadata: {
             resourceVersion: metadata.resourceVersion,
@@ -148,7 +148,7 @@ export class Reconciler {
     }
 
     if (failures.length === 0) await this.prune(definition, resource, wanted, log);
-    if (extension && failures.length === 0) await this.runExtension(definition, resource, false, log);
+    if (extension && failures.length === 0) await this.runExtension(extension, resource, false, log);
 
     const status = behaviour.status(resource, desired, this.view);
     const { fields } = status;
@@ -205,13 +205,11 @@ export class Reconciler {
   }
 
   private async runExtension(
-    definition: KindDefinition,
+    extension: Extension,
     resource: CustomResource,
     deleting: boolean,
     log: Logger,
   ): Promise<void> {
-    const extension = behaviours[`${definition.apiVersion}/${definition.kind}`].extension;
-    if (!extension) return;
     for (const { type, obj, patch } of extension.plan(resource, this.view, deleting)) {
       await this.writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, patch);
       log.info(deleting ? 'cleaned node' : 'updated node', { node: obj.metadata.name });
