@@ -4,6 +4,7 @@
  */
 import type { CustomResource } from '../constructs/resource';
 import type { Writer } from './api';
+import { isNamespaceTerminating } from './kube/client';
 import { EVENT } from './kube/paths';
 import type { Logger } from './log';
 
@@ -62,7 +63,9 @@ export class EventRecorder {
         count: 1,
       });
     } catch (err) {
-      this.log.warn('cannot record event', {
+      // A namespace being deleted refuses new objects; its resources are going too, so this is no news.
+      const level = isNamespaceTerminating(err) ? 'debug' : 'warn';
+      this.log[level]('cannot record event', {
         kind: object.kind,
         namespace,
         name,

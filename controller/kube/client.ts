@@ -120,6 +120,13 @@ export const isAlreadyExists = (err: unknown): boolean => reasonOf(err) === 'Alr
 /** 410: the resourceVersion is too old (a watch or list must start over). */
 export const isGone = (err: unknown): boolean => statusOf(err) === 410;
 const reasonOf = (err: unknown): string | undefined => (err instanceof ApiError ? err.reason : undefined);
+/** 403 for a write into a namespace that is being deleted (the Status names the cause NamespaceTerminating). */
+export const isNamespaceTerminating = (err: unknown): boolean => {
+  if (!(err instanceof ApiError) || err.status !== 403 || !isObject(err.body)) return false;
+  const details = err.body.details;
+  const causes = isObject(details) ? details.causes : undefined;
+  return Array.isArray(causes) && causes.some((c) => isObject(c) && c.reason === 'NamespaceTerminating');
+};
 
 export interface KubeClient {
   /** JSON request; resolves the parsed body, throws ApiError for non-2xx (and for network errors: status 0). */

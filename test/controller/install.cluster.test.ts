@@ -242,7 +242,8 @@ describe('reconstruct install', () => {
           what: 'Created events',
         },
       );
-      expect(controller.logs.filter((l) => /forbidden/i.test(l))).toEqual([]);
+      // RBAC denials read 'is forbidden: User "system:serviceaccount:..." cannot ...'.
+      expect(controller.logs.filter((l) => /forbidden: User/i.test(l))).toEqual([]);
 
       kubectl(['delete', 'nodepool', pool, '--wait=true', '--timeout=60s']);
       expect(
