@@ -27,6 +27,8 @@ export interface KubeRequest {
    * application/apply-patch+yaml (a JSON body is valid YAML).
    */
   contentType?: string;
+  /** Default: application/json. A metadata-only list or watch asks for `as=PartialObjectMetadata(List)`. */
+  accept?: string;
   signal?: AbortSignal;
   /**
    * request(): the whole exchange (default 60 s). watch(): the longest silence allowed between
@@ -374,7 +376,7 @@ class HttpClient implements KubeClient {
     const agent = streaming ? agents.watches : agents.requests;
     const url = this.url(req);
     const headers: Record<string, string> = {
-      Accept: 'application/json',
+      Accept: req.accept ?? 'application/json',
       'User-Agent': this.transport.userAgent ?? 'reconstruct',
       ...creds?.headers,
     };
