@@ -54,7 +54,26 @@ export interface InformerOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Page size of LIST requests. Default: 500. */
   pageSize?: number;
+  /**
+   * Ask the server for metadata only (PartialObjectMetadata), for a cache that needs to know what exists
+   * but not what it holds. Objects then come as kind PartialObjectMetadata, apiVersion meta.k8s.io/v1.
+   */
+  metadataOnly?: boolean;
+  /** Applied to every object before it is cached (after managedFields are dropped): keep what is read. */
+  transform?: (obj: KubeObject) => KubeObject;
+  /** Label keys to index: `list(namespace, { label, value })` on them is a lookup, not a scan. */
+  indexLabels?: string[];
 }
+
+/** An equality selector on one label, as `list` takes it. */
+export interface LabelMatch {
+  label: string;
+  value: string;
+}
+
+const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+const METADATA_LIST_ONLY =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 export interface InformerMetrics {
   watchRestarts(resource: string, reason: string): void;
@@ -66,6 +85,8 @@ type WatchEnd = 'closed' | 'expired' | 'inactive' | 'stopped';
 export class Informer<T extends KubeObject = KubeObject> {
   /** namespace ('' for cluster-scoped) -> name -> object. */
   private readonly store = new Map<string, Map<string, T>>();
+  /** label key -> label value -> the cached objects carrying it (see InformerOptions.indexLabels). */
+  private readonly index = new Map<string, Map<string, Set<T>>>();
   private readonly resource: string;
   private readonly log: Logger;
   private resourceVersion?: string;
@@ -83,6 +104,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   ) {
     const group = options.type.apiVersion.includes('/') ? options.type.apiVersion.split('/')[0] : '';
     this.resource = group ? `${options.type.plural}.${group}` : options.type.plural;
+    for (const label of options.indexLabels ?? []) this.index.set(label, new Map());
     this.log = (log ?? nullLogger).child({
       resource: this.resource,
       ...(options.namespace ? { namespace: options.namespace } : {}),
@@ -141,14 +163,24 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.store.get(this.nsKey(namespace))?.get(name);
   }
 
-  /** Cached objects of one namespace, or all of them when namespace is undefined. */
-  list(namespace?: string): T[] {
-    if (namespace !== undefined && this.options.type.namespaced) {
-      return [...(this.store.get(namespace)?.values() ?? [])];
+  /**
+   * Cached objects of one namespace, or all of them when namespace is undefined; with `match`, only those
+   * whose label has that value (a lookup when the label is indexed).
+   */
+  list(namespace?: string, match?: LabelMatch): T[] {
+    const inNamespace = namespace !== undefined && this.options.type.namespaced;
+    const indexed = match && this.index.get(match.label);
+    if (match && indexed) {
+      const found = [...(indexed.get(match.value) ?? [])];
+      return inNamespace ? found.filter((o) => o.metadata.namespace === namespace) : found;
     }
-    const out: T[] = [];
-    for (const byName of this.store.values()) out.push(...byName.values());
-    return out;
+    let out: T[];
+    if (inNamespace) out = [...(this.store.get(namespace)?.values() ?? [])];
+    else {
+      out = [];
+      for (const byName of this.store.values()) out.push(...byName.values());
+    }
+    return match ? out.filter((o) => o.metadata.labels?.[match.label] === match.value) : out;
   }
 
   /** Number of cached objects. */
@@ -243,6 +275,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           limit: this.options.pageSize ?? 500,
           continue: cont,
         },
+        accept: this.options.metadataOnly ? METADATA_LIST_ONLY : undefined,
         signal,
       });
       items.push(...(page.items ?? []));
@@ -253,10 +286,10 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (signal.aborted) return;
 
     // List items carry no apiVersion/kind; handlers and the reconciler want them.
-    for (const item of items) {
+    for (const [i, item] of items.entries()) {
       item.apiVersion ??= this.options.type.apiVersion;
       if (itemKind) item.kind ??= itemKind;
-      stripManagedFields(item);
+      items[i] = this.prepare(item);
     }
     const old = this.store;
     const fresh = new Map<string, Map<string, T>>();
@@ -270,6 +303,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     const previous = new Map(old);
     old.clear();
     for (const [ns, byName] of fresh) old.set(ns, byName);
+    for (const byValue of this.index.values()) byValue.clear();
+    for (const item of items) this.indexAdd(item);
     let added = 0;
     let updated = 0;
     let deleted = 0;
@@ -334,6 +369,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           allowWatchBookmarks: true,
           timeoutSeconds,
         },
+        accept: this.options.metadataOnly ? METADATA_ONLY : undefined,
         signal: abort.signal,
       });
       for await (const event of stream) {
@@ -362,15 +398,17 @@ export class Informer<T extends KubeObject = KubeObject> {
       case 'MODIFIED': {
         if (!obj?.metadata?.name) return undefined;
         obj.apiVersion ??= this.options.type.apiVersion;
-        stripManagedFields(obj);
-        const ns = this.nsKey(obj.metadata.namespace);
+        const cached = this.prepare(obj);
+        const ns = this.nsKey(cached.metadata.namespace);
         let byName = this.store.get(ns);
         if (!byName) this.store.set(ns, (byName = new Map<string, T>()));
-        const before = byName.get(obj.metadata.name);
-        byName.set(obj.metadata.name, obj);
-        this.resourceVersion = obj.metadata.resourceVersion ?? this.resourceVersion;
-        if (before) this.call('onUpdate', before, obj);
-        else this.call('onAdd', obj);
+        const before = byName.get(cached.metadata.name);
+        byName.set(cached.metadata.name, cached);
+        if (before) this.indexRemove(before);
+        this.indexAdd(cached);
+        this.resourceVersion = cached.metadata.resourceVersion ?? this.resourceVersion;
+        if (before) this.call('onUpdate', before, cached);
+        else this.call('onAdd', cached);
         return undefined;
       }
       case 'DELETED': {
@@ -378,6 +416,8 @@ export class Informer<T extends KubeObject = KubeObject> {
         obj.apiVersion ??= this.options.type.apiVersion;
         const ns = this.nsKey(obj.metadata.namespace);
         const byName = this.store.get(ns);
+        const before = byName?.get(obj.metadata.name);
+        if (before) this.indexRemove(before);
         byName?.delete(obj.metadata.name);
         if (byName?.size === 0) this.store.delete(ns);
         this.resourceVersion = obj.metadata.resourceVersion ?? this.resourceVersion;
@@ -414,6 +454,34 @@ export class Informer<T extends KubeObject = KubeObject> {
         name: a.metadata.name,
         error: err instanceof Error ? err.message : String(err),
       });
+    }
+  }
+
+  /** What the cache keeps of an object: no managedFields, then the transform. */
+  private prepare(obj: T): T {
+    stripManagedFields(obj);
+    return this.options.transform ? (this.options.transform(obj) as T) : obj;
+  }
+
+  private indexAdd(obj: T): void {
+    for (const label of this.options.indexLabels ?? []) {
+      const value = obj.metadata.labels?.[label];
+      if (value === undefined) continue;
+      const byValue = this.index.get(label)!;
+      let objects = byValue.get(value);
+      if (!objects) byValue.set(value, (objects = new Set()));
+      objects.add(obj);
+    }
+  }
+
+  private indexRemove(obj: T): void {
+    for (const label of this.options.indexLabels ?? []) {
+      const value = obj.metadata.labels?.[label];
+      const byValue = this.index.get(label);
+      const objects = value === undefined ? undefined : byValue?.get(value);
+      if (!objects) continue;
+      objects.delete(obj);
+      if (objects.size === 0) byValue!.delete(value!);
     }
   }
 

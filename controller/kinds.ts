@@ -6,9 +6,9 @@
 import { BALANCER_LABEL } from '../constructs/balancer';
 import { memberLabel, nodePoolMembership } from '../constructs/node-pool';
 import { DEPLOYMENT, SERVICE } from '../constructs/registry';
-import type { CustomResource, Manifest } from '../constructs/resource';
+import { applySetId, LABEL_PART_OF, type CustomResource, type Manifest } from '../constructs/resource';
 import type { NodePoolSpec } from '../crds/types.generated';
-import type { KubeObject } from './informer';
+import type { KubeObject, LabelMatch } from './informer';
 import { NODE, POD, ResourceType } from './kube/paths';
 import {
   POOL_FINALIZER,
@@ -22,7 +22,13 @@ import { sumQuantities } from './quantity';
 /** Read access to the informers' caches. */
 export interface ClusterView {
   get(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined;
-  list(type: ResourceType, namespace?: string): KubeObject[];
+  /** Cached objects of a namespace (all when undefined), optionally only those with one label value. */
+  list(type: ResourceType, namespace?: string, match?: LabelMatch): KubeObject[];
+  /**
+   * Whether an object of this child kind and name exists, ours or anyone's (a metadata-only cache of every
+   * object of the kind, where get() sees only ours).
+   */
+  exists(type: ResourceType, namespace: string | undefined, name: string): boolean;
 }
 
 export interface Readiness {
@@ -41,6 +47,8 @@ export interface KindStatus {
 export interface ExtraWatch {
   type: ResourceType;
   labelSelector?: string;
+  /** Labels the cache indexes, for `ClusterView.list` with a match on them. */
+  indexLabels?: string[];
   /** The names of the resources (namespace, name) an object's change concerns. */
   owners(obj: KubeObject): { namespace?: string; name: string }[];
 }
@@ -102,14 +110,15 @@ const memcached: KindBehaviour = {
     {
       type: POD,
       labelSelector: 'app=memcached,memcached_cr',
+      indexLabels: ['memcached_cr'],
       owners: (pod) => [{ namespace: pod.metadata.namespace, name: pod.metadata.labels?.memcached_cr ?? '' }],
     },
   ],
   status(resource, desired, view) {
     const { namespace, name } = resource.metadata;
     const nodes = view
-      .list(POD, namespace)
-      .filter((p) => p.metadata.labels?.memcached_cr === name && p.metadata.labels?.app === 'memcached')
+      .list(POD, namespace, { label: 'memcached_cr', value: name })
+      .filter((p) => p.metadata.labels?.app === 'memcached')
       .filter((p) => !p.metadata.deletionTimestamp)
       .map((p) => p.metadata.name)
       .sort();
@@ -144,7 +153,7 @@ const balancer: KindBehaviour = {
         .map((s) => s.metadata.name),
     );
     const labelled = view
-      .list(SERVICE, namespace)
+      .list(SERVICE, namespace, { label: LABEL_PART_OF, value: applySetId(resource) })
       .filter((s) => s.metadata.labels?.[BALANCER_LABEL] === name);
     const active = labelled.filter((s) => wanted.has(s.metadata.name)).length;
     const obsolete = labelled.length - active;

@@ -4,10 +4,10 @@
  * they name, and a periodic resync enqueues everything.
  */
 import { kinds, lookupKind, type KindDefinition } from '../constructs/registry';
-import { LABEL_MANAGED_BY, MANAGER } from '../constructs/resource';
+import { LABEL_MANAGED_BY, LABEL_PART_OF, MANAGER } from '../constructs/resource';
 import { Writer } from './api';
 import { EventRecorder } from './events';
-import { Informer, type KubeObject } from './informer';
+import { Informer, type InformerOptions, type KubeObject, type LabelMatch } from './informer';
 import { behaviours, type ClusterView } from './kinds';
 import type { KubeClient } from './kube/client';
 import type { ResourceType } from './kube/paths';
@@ -31,6 +31,34 @@ export function queueKey(definition: KindDefinition, namespace: string | undefin
   return `${definition.apiVersion}/${definition.kind}|${namespace ?? ''}|${name}`;
 }
 
+/**
+ * Whether a resource's update can change what a reconcile does. Status-only updates (our own status writes,
+ * mostly) cannot: the children depend on the spec (the generation), labels, annotations and metadata that
+ * govern deletion. A resync still reconciles everything, so nothing is lost for good.
+ */
+export function worthReconciling(before: KubeObject, after: KubeObject): boolean {
+  const a = before.metadata;
+  const b = after.metadata;
+  return (
+    a.generation !== b.generation ||
+    a.deletionTimestamp !== b.deletionTimestamp ||
+    !sameJson(a.labels, b.labels) ||
+    !sameJson(a.annotations, b.annotations) ||
+    !sameJson(a.finalizers, b.finalizers)
+  );
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** What the existence cache keeps of an object: enough to name it. */
+const nameOnly = (obj: KubeObject): KubeObject => ({
+  metadata: {
+    name: obj.metadata.name,
+    namespace: obj.metadata.namespace,
+    resourceVersion: obj.metadata.resourceVersion,
+  },
+});
+
 function parseQueueKey(key: string): { definition: KindDefinition; namespace?: string; name: string } {
   const [gvk, namespace, name] = key.split('|');
   const slash = gvk.lastIndexOf('/');
@@ -42,6 +70,8 @@ function parseQueueKey(key: string): { definition: KindDefinition; namespace?: s
 export class Manager implements ClusterView {
   readonly queue = new WorkQueue();
   private readonly informers = new Map<string, Informer[]>();
+  /** Metadata-only, unfiltered, per child kind: every object that exists, ours or not (see exists()). */
+  private readonly existing = new Map<string, Informer[]>();
   private readonly reconciler: Reconciler;
 
   constructor(
@@ -55,39 +85,57 @@ export class Manager implements ClusterView {
     const restarts = {
       watchRestarts: (resource: string, reason: string) => metrics.watchRestarts(resource, reason),
     };
+    const informers = (
+      type: ResourceType,
+      options: Omit<InformerOptions, 'type' | 'namespace'>,
+      handlers: ConstructorParameters<typeof Informer>[2],
+    ) =>
+      (type.namespaced && this.options.namespaces.length > 0 ? this.options.namespaces : [undefined]).map(
+        (namespace) => new Informer(client, { ...options, type, namespace }, handlers, log, restarts),
+      );
     const add = (
       type: ResourceType,
-      labelSelector: string | undefined,
+      options: Omit<InformerOptions, 'type' | 'namespace'>,
       onEvent: (obj: KubeObject) => void,
+      worthIt: (before: KubeObject, after: KubeObject) => boolean = () => true,
     ) => {
       const key = typeKey(type);
       if (this.informers.has(key)) return;
-      const namespaces = type.namespaced && options.namespaces.length > 0 ? options.namespaces : [undefined];
-      const handlers = {
-        onAdd: onEvent,
-        onUpdate: (_: KubeObject, obj: KubeObject) => onEvent(obj),
-        onDelete: onEvent,
-      };
       this.informers.set(
         key,
-        namespaces.map(
-          (namespace) => new Informer(client, { type, namespace, labelSelector }, handlers, log, restarts),
-        ),
+        informers(type, options, {
+          onAdd: onEvent,
+          onUpdate: (before, obj) => {
+            if (worthIt(before, obj)) onEvent(obj);
+          },
+          onDelete: onEvent,
+        }),
       );
     };
 
     for (const definition of kinds) {
-      add(definition, undefined, (obj) =>
-        this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name)),
+      add(
+        definition,
+        {},
+        (obj) => this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name)),
+        worthReconciling,
       );
     }
     // Children are filtered by the managed-by label: memory grows with what we manage, not with the cluster.
+    // Indexed by ApplySet, so that pruning looks at one resource's children, not the namespace's.
     for (const type of kinds.flatMap((k) => k.children)) {
-      add(type, `${LABEL_MANAGED_BY}=${MANAGER}`, (obj) => this.enqueueOwner(obj));
+      add(type, { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}`, indexLabels: [LABEL_PART_OF] }, (obj) =>
+        this.enqueueOwner(obj),
+      );
+      // What the filtered cache cannot tell: whether a name is taken by an object that is not ours.
+      const key = typeKey(type);
+      if (!this.existing.has(key)) {
+        this.existing.set(key, informers(type, { metadataOnly: true, transform: nameOnly }, {}));
+      }
     }
     for (const definition of kinds) {
       for (const watch of behaviours[`${definition.apiVersion}/${definition.kind}`].watches ?? []) {
-        add(watch.type, watch.labelSelector, (obj) => {
+        add(watch.type, { labelSelector: watch.labelSelector, indexLabels: watch.indexLabels }, (obj) => {
           for (const owner of watch.owners(obj)) {
             if (owner.name) this.queue.add(queueKey(definition, owner.namespace, owner.name));
           }
@@ -122,23 +170,35 @@ export class Manager implements ClusterView {
     return undefined;
   }
 
-  list(type: ResourceType, namespace?: string): KubeObject[] {
+  list(type: ResourceType, namespace?: string, match?: LabelMatch): KubeObject[] {
     return this.informersFor(type).flatMap((informer) =>
-      informer.list(type.namespaced ? namespace : undefined),
+      informer.list(type.namespaced ? namespace : undefined, match),
     );
+  }
+
+  exists(type: ResourceType, namespace: string | undefined, name: string): boolean {
+    const found = this.existing.get(typeKey(type));
+    if (!found) throw new Error(`no existence cache for ${typeKey(type)}`);
+    return found.some(
+      (informer) => informer.get(type.namespaced ? namespace : undefined, name) !== undefined,
+    );
+  }
+
+  private all(): Informer[] {
+    return [...this.informers.values(), ...this.existing.values()].flat();
   }
 
   /** Starts every watch; the caches fill whether or not this replica leads, so a takeover is quick. */
   start(): void {
-    for (const informer of [...this.informers.values()].flat()) informer.start();
+    for (const informer of this.all()) informer.start();
   }
 
   hasSynced(): boolean {
-    return [...this.informers.values()].flat().every((informer) => informer.hasSynced());
+    return this.all().every((informer) => informer.hasSynced());
   }
 
   async waitForSync(signal?: AbortSignal): Promise<void> {
-    await Promise.all([...this.informers.values()].flat().map((informer) => informer.waitForSync(signal)));
+    await Promise.all(this.all().map((informer) => informer.waitForSync(signal)));
   }
 
   /** Enqueues every resource, as a periodic resync does. */
@@ -190,6 +250,6 @@ export class Manager implements ClusterView {
 
   async stop(): Promise<void> {
     this.stopWorkers();
-    await Promise.all([...this.informers.values()].flat().map((informer) => informer.stop()));
+    await Promise.all(this.all().map((informer) => informer.stop()));
   }
 }

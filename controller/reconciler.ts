@@ -118,10 +118,14 @@ export class Reconciler {
         const type = childType(definition, child);
         const { namespace: ns, name: childName } = child.metadata;
         wanted.add(objectKey(type, ns, childName));
-        // The child caches hold only what carries our managed-by label: an object missing from them may
-        // still exist, made by someone else. One read settles it before a forced apply could take it over.
+        // The child caches hold only what carries our managed-by label. A name they lack but that exists
+        // is someone else's object (or ours, not seen yet): one read settles it before a forced apply could
+        // take it over. A name that exists nowhere needs no read.
         const live =
-          this.view.get(type, ns, childName) ?? (await this.writer.read<KubeObject>(type, ns, childName));
+          this.view.get(type, ns, childName) ??
+          (this.view.exists(type, ns, childName)
+            ? await this.writer.read<KubeObject>(type, ns, childName)
+            : undefined);
         if (live && !controlledBy(live, metadata.uid)) {
           conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
           return;
@@ -150,6 +154,11 @@ export class Reconciler {
     if (failures.length === 0) await this.prune(definition, resource, wanted, log);
     if (extension && failures.length === 0) await this.runExtension(extension, resource, false, log);
 
+    // Children just created come back as watch events within milliseconds, and the reconcile they bring
+    // writes a status worth reading (how the Deployment progresses): one status write saved per resource.
+    if (changes.Created.length > 0 && conflicts.length === 0 && failures.length === 0) {
+      return { requeueAfterMs: NOT_READY_RECHECK_MS };
+    }
     const status = behaviour.status(resource, desired, this.view);
     const { fields } = status;
     let readiness: Readiness = status.readiness;
@@ -179,8 +188,7 @@ export class Reconciler {
     const pruned: string[] = [];
     for (const type of definition.children) {
       const stale = this.view
-        .list(type, type.namespaced ? namespace : undefined)
-        .filter((obj) => obj.metadata.labels?.[LABEL_PART_OF] === partOf)
+        .list(type, type.namespaced ? namespace : undefined, { label: LABEL_PART_OF, value: partOf })
         .filter((obj) => controlledBy(obj, resource.metadata.uid))
         .filter((obj) => !wanted.has(objectKey(type, obj.metadata.namespace, obj.metadata.name)));
       for (const obj of stale) {

@@ -184,6 +184,65 @@ describe('Informer', () => {
     expect(await d.exited).toBe(0);
   });
 
+  test('metadata only, with a label index that follows adds, label changes, deletes and a relist', async () => {
+    const team = (name: string, value: string) =>
+      applyYaml(
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, namespace: ns, labels: { app: 'indexed', team: value } },
+          data: { big: 'x'.repeat(1000) },
+        }),
+      );
+    team('i1', 'red');
+    team('i2', 'red');
+    team('i3', 'blue');
+    const d = start('informer-driver.ts', {
+      namespace: ns,
+      labelSelector: 'app=indexed',
+      metadataOnly: true,
+      indexLabel: 'team',
+    });
+    await d.waitFor(is('synced'), 'the first list');
+    // The server sent metadata only: no data, and the PartialObjectMetadata kind.
+    expect(d.lines.find(is('add', 'i1'))).toMatchObject({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+    });
+    expect(d.lines.find(is('add', 'i1'))?.data).toBeUndefined();
+    const index = async (value: string) => {
+      const from = d.lines.length;
+      d.send(`index ${value}`);
+      return (await d.waitFor(is('index'), `index ${value}`, 15_000, from)).names;
+    };
+    expect(await index('red')).toEqual(['i1', 'i2']);
+    expect(await index('blue')).toEqual(['i3']);
+    expect(await index('green')).toEqual([]);
+
+    team('i2', 'blue');
+    await d.waitFor((l) => l.t === 'update' && l.name === 'i2', 'the label change of i2');
+    expect(d.lines.find((l) => l.t === 'update' && l.name === 'i2')?.kind).toBe('PartialObjectMetadata');
+    expect(await index('red')).toEqual(['i1']);
+    expect(await index('blue')).toEqual(['i2', 'i3']);
+    kubectl(['delete', 'configmap', 'i3', '-n', ns]);
+    await d.waitFor(is('delete', 'i3'), 'the delete of i3');
+    expect(await index('blue')).toEqual(['i2']);
+
+    // Changes missed while the watch is held come back through a relist, which rebuilds the index.
+    d.send('hold');
+    await d.waitFor(is('holding'), 'hold');
+    team('i1', 'green');
+    team('i4', 'red');
+    const released = d.lines.length;
+    d.send('release');
+    await d.waitFor(is('add', 'i4'), 'the missed add of i4', 15_000, released);
+    await d.waitFor((l) => l.t === 'update' && l.name === 'i1', 'the missed update of i1', 15_000, released);
+    expect(await index('red')).toEqual(['i4']);
+    expect(await index('green')).toEqual(['i1']);
+    expect(await index('blue')).toEqual(['i2']);
+    await d.kill();
+  });
+
   test('a watch that stays silent is restarted by the watchdog and still delivers', async () => {
     const d = start('informer-driver.ts', {
       namespace: ns,

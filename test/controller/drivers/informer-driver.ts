@@ -5,6 +5,7 @@
  *
  * Commands on stdin:
  *   cache    print the cache ({t:'cache', items: {name: data}})
+ *   index V  print the names list(namespace, {label: config.indexLabel, value: V}) returns ({t:'index', names})
  *   resync   informer.resync()
  *   hold     end the current watch and hold the next one until `release`, which then answers
  *            with the API server's "too old resourceVersion" event (ERROR, Status 410 Expired):
@@ -35,6 +36,9 @@ interface Config {
   throwOn?: string;
   /** Default: ConfigMaps. */
   type?: ResourceType;
+  metadataOnly?: boolean;
+  /** A label the informer indexes (see the `index` command). */
+  indexLabel?: string;
 }
 
 const config = JSON.parse(process.env.DRIVER_CONFIG ?? '{}') as Config;
@@ -112,6 +116,8 @@ const informer = new Informer(
     watchTimeoutSeconds: config.watchTimeoutSeconds,
     inactivityMs: config.inactivityMs,
     pageSize: config.pageSize,
+    metadataOnly: config.metadataOnly,
+    indexLabels: config.indexLabel ? [config.indexLabel] : undefined,
     backoff: { initialMs: 100, maxMs: 1000 },
   },
   {
@@ -140,7 +146,17 @@ informer.waitForSync().then(
 );
 
 createInterface({ input: process.stdin }).on('line', (line) => {
-  switch (line.trim()) {
+  const [command, arg] = line.trim().split(/\s+/);
+  switch (command) {
+    case 'index':
+      print({
+        t: 'index',
+        names: informer
+          .list(config.namespace, { label: config.indexLabel ?? '', value: arg ?? '' })
+          .map((o) => o.metadata.name)
+          .sort(),
+      });
+      break;
     case 'cache':
       print({
         t: 'cache',
