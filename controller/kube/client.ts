@@ -1,8 +1,8 @@
 /**
  * The controller's only door to the API server: JSON requests and watch streams over node:https
- * with keep-alive agents. `@kubernetes/client-node` is used for one thing only, the kubeconfig
- * (in-cluster service account, KUBECONFIG, ~/.kube/config, exec and token-file credentials); see
- * docs/CLIENT.md for why the HTTP is ours.
+ * with keep-alive agents. The kubeconfig is read by ./kubeconfig; `@kubernetes/client-node` is
+ * loaded only for users whose credentials come from an `exec` plugin or an `auth-provider`. See
+ * docs/CLIENT.md for why the HTTP and the kubeconfig reader are ours.
  *
  * client-node 1.x is ESM-only. The controller runs as CommonJS, which loads it through Node's
  * require(esm) (Node >= 20.19), but Jest cannot. So it is loaded lazily, in loadClient(), and this
@@ -11,6 +11,13 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type * as k8s from '@kubernetes/client-node';
+import {
+  impersonationHeaders,
+  type Kubeconfig,
+  kubeconfigTransport,
+  readKubeconfig,
+  refreshing,
+} from './kubeconfig';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
@@ -168,75 +175,51 @@ export interface Transport {
 }
 
 /**
- * A client for the API server of the kubeconfig: in-cluster service account, KUBECONFIG or
- * ~/.kube/config (options.kubeconfig and options.context override). Throws when there is none.
+ * A client for the API server of the kubeconfig: options.kubeconfig, else KUBECONFIG, else
+ * ~/.kube/config, else the in-cluster service account (options.context overrides the
+ * current-context). Throws when there is none.
  */
 export function loadClient(options: ClientOptions = {}): KubeClient {
+  const config = readKubeconfig({ kubeconfig: options.kubeconfig, context: options.context });
+  const transport = config.needsClientNode ? clientNodeTransport(config) : kubeconfigTransport(config);
+  return createClient({ ...transport, userAgent: options.userAgent, maxSockets: options.maxSockets });
+}
+
+/** For exec and auth-provider users: client-node runs the plugin or provider, and caches its tokens. */
+function clientNodeTransport(config: Kubeconfig): Transport {
   // See the module comment: required here, not imported at the top, so Jest can load this file.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const lib = require('@kubernetes/client-node') as typeof k8s;
   const kc = new lib.KubeConfig();
-  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
-  else kc.loadFromDefault();
-  if (options.context) kc.setCurrentContext(options.context);
-  const cluster = kc.getCurrentCluster();
-  if (!cluster?.server) {
-    throw new Error(`kubeconfig: no cluster for context "${kc.getCurrentContext()}"`);
-  }
-  if (cluster.proxyUrl) {
-    throw new Error(
-      `kubeconfig: cluster "${cluster.name}" sets proxy-url, which this client does not support`,
-    );
-  }
-  return createClient({
-    server: cluster.server,
-    credentials: kubeconfigCredentials(kc),
-    userAgent: options.userAgent,
-    maxSockets: options.maxSockets,
-  });
-}
-
-/** How long credentials are reused before asking the kubeconfig again (as client-go's token file). */
-const CREDENTIALS_TTL_MS = 30_000;
-
-function kubeconfigCredentials(kc: k8s.KubeConfig): NonNullable<Transport['credentials']> {
-  let cached:
-    { at: number; value: Promise<{ headers: Record<string, string>; tls: https.AgentOptions }> } | undefined;
-  const load = async () => {
-    const opts: https.RequestOptions = { headers: {} };
-    // Reads the CA and client certificate, runs exec plugins, reads token files.
-    await kc.applyToHTTPSOptions(opts);
-    const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(opts.headers ?? {})) {
-      if (typeof value === 'string' || typeof value === 'number') headers[key] = String(value);
-      else if (Array.isArray(value)) headers[key] = value.join(', ');
-    }
-    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    const tls: https.AgentOptions = {};
-    for (const key of [
-      'ca',
-      'cert',
-      'key',
-      'pfx',
-      'passphrase',
-      'rejectUnauthorized',
-      'servername',
-    ] as const) {
-      if (opts[key] !== undefined) (tls as Record<string, unknown>)[key] = opts[key];
-    }
-    return { headers, tls };
-  };
-  return (forceRefresh) => {
-    const now = Date.now();
-    if (!cached || forceRefresh || now - cached.at > CREDENTIALS_TTL_MS) {
-      const value = load();
-      cached = { at: now, value };
-      // A failure is not cached: the next request tries again.
-      value.catch(() => {
-        if (cached?.value === value) cached = undefined;
-      });
-    }
-    return cached.value;
+  kc.loadFromClusterAndUser(config.cluster, config.user);
+  // client-node knows `as` but not as-groups or as-uid.
+  const impersonation = impersonationHeaders(config.user);
+  return {
+    server: config.cluster.server,
+    credentials: refreshing(async () => {
+      const opts: https.RequestOptions = { headers: {} };
+      // Reads the CA and client certificate, runs the exec plugin or the auth provider.
+      await kc.applyToHTTPSOptions(opts);
+      const headers: Record<string, string> = {};
+      for (const [key, value] of Object.entries(opts.headers ?? {})) {
+        if (typeof value === 'string' || typeof value === 'number') headers[key] = String(value);
+        else if (Array.isArray(value)) headers[key] = value.join(', ');
+      }
+      if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+      const tls: https.AgentOptions = {};
+      for (const key of [
+        'ca',
+        'cert',
+        'key',
+        'pfx',
+        'passphrase',
+        'rejectUnauthorized',
+        'servername',
+      ] as const) {
+        if (opts[key] !== undefined) (tls as Record<string, unknown>)[key] = opts[key];
+      }
+      return { headers: { ...headers, ...impersonation }, tls };
+    }),
   };
 }
 

@@ -25,6 +25,7 @@ jest.setTimeout(180_000);
 
 interface Container {
   args: string[];
+  env?: { name: string; value: string }[];
   livenessProbe: { httpGet: { path: string } };
   readinessProbe: { httpGet: { path: string } };
   resources: { limits: { memory?: string } };
@@ -125,6 +126,7 @@ describe('reconstruct install', () => {
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     expect(container.resources.limits.memory).toBeDefined();
+    expect(container.env).toContainEqual({ name: 'NODE_OPTIONS', value: '--max-semi-space-size=4' });
     expect(container.securityContext).toMatchObject({
       readOnlyRootFilesystem: true,
       allowPrivilegeEscalation: false,
