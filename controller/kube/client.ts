@@ -169,7 +169,7 @@ export interface Transport {
    */
   credentials?: (
     forceRefresh: boolean,
-  ) => Promise<{ headers: Record<string, string>; tls?: https.AgentOptions }>;
+  ) => Promise<{ headers: Record<string, string | string[]>; tls?: https.AgentOptions }>;
   userAgent?: string;
   maxSockets?: number;
 }
@@ -200,7 +200,7 @@ function clientNodeTransport(config: Kubeconfig): Transport {
       const opts: https.RequestOptions = { headers: {} };
       // Reads the CA and client certificate, runs the exec plugin or the auth provider.
       await kc.applyToHTTPSOptions(opts);
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string | string[]> = {};
       for (const [key, value] of Object.entries(opts.headers ?? {})) {
         if (typeof value === 'string' || typeof value === 'number') headers[key] = String(value);
         else if (Array.isArray(value)) headers[key] = value.join(', ');
@@ -358,7 +358,7 @@ class HttpClient implements KubeClient {
     const agents = this.agentsFor(creds?.tls ?? this.transport.tls);
     const agent = streaming ? agents.watches : agents.requests;
     const url = this.url(req);
-    const headers: Record<string, string> = {
+    const headers: Record<string, string | string[]> = {
       Accept: req.accept ?? 'application/json',
       'User-Agent': this.transport.userAgent ?? 'reconstruct',
       ...creds?.headers,

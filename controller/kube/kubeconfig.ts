@@ -64,7 +64,7 @@ export interface KubeconfigUser {
   username?: string;
   password?: string;
   impersonateUser?: string;
-  impersonateGroup?: string;
+  impersonateGroups?: string[];
   impersonateUid?: string;
   /** The kubeconfig's `exec` stanza, its relative command resolved as client-go does. */
   exec?: Record<string, unknown>;
@@ -149,11 +149,11 @@ export function refreshing(
   };
 }
 
-/** Impersonate-* headers for `as`, `as-groups` (one group) and `as-uid`. */
-export function impersonationHeaders(user: KubeconfigUser): Record<string, string> {
-  const headers: Record<string, string> = {};
+/** Impersonate-* headers for `as`, `as-groups` (one header line per group, as client-go) and `as-uid`. */
+export function impersonationHeaders(user: KubeconfigUser): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
   if (user.impersonateUser) headers['Impersonate-User'] = user.impersonateUser;
-  if (user.impersonateGroup) headers['Impersonate-Group'] = user.impersonateGroup;
+  if (user.impersonateGroups?.length) headers['Impersonate-Group'] = user.impersonateGroups;
   if (user.impersonateUid) headers['Impersonate-Uid'] = user.impersonateUid;
   return headers;
 }
@@ -308,7 +308,7 @@ function toUser(stanza: Stanza): KubeconfigUser {
     username: text(stanza, 'username', what),
     password: text(stanza, 'password', what),
     impersonateUser: text(stanza, 'as', what),
-    impersonateGroup: impersonateGroup(stanza, what),
+    impersonateGroups: impersonateGroups(stanza, what),
     impersonateUid: text(stanza, 'as-uid', what),
     exec: mapping(stanza, 'exec', what),
     authProvider: mapping(stanza, 'auth-provider', what),
@@ -341,17 +341,13 @@ function toUser(stanza: Stanza): KubeconfigUser {
   return user;
 }
 
-/** client-go sends one Impersonate-Group header per group; Transport headers hold one value each. */
-function impersonateGroup(stanza: Stanza, what: string): string | undefined {
+function impersonateGroups(stanza: Stanza, what: string): string[] | undefined {
   const groups = stanza.body['as-groups'];
   if (groups === undefined || groups === null) return undefined;
-  if (!Array.isArray(groups) || !groups.every((g) => typeof g === 'string')) {
-    throw new Error(`${what}: as-groups must be a list of strings`);
+  if (!Array.isArray(groups) || !groups.every((g) => typeof g === 'string' && g !== '')) {
+    throw new Error(`${what}: as-groups must be a list of group names`);
   }
-  if (groups.length > 1) {
-    throw new Error(`${what}: as-groups lists ${groups.length} groups; this client supports one`);
-  }
-  return groups[0] || undefined;
+  return groups as string[];
 }
 
 /** Reads certificates, keys and token files (again): called at start, then by refreshing(). */
