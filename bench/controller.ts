@@ -46,6 +46,7 @@ import type { CustomResource, Manifest } from '../constructs/resource';
 import { synthesize } from '../constructs/synthesize';
 import { withAppliedHash } from '../controller/converge';
 import { Informer, type KubeObject } from '../controller/informer';
+import { CONTROLLER_NODE_OPTIONS } from '../controller/install';
 import { ApiError, type KubeClient, loadClient } from '../controller/kube/client';
 import { NAMESPACE, NODE, POD, type ResourceType, resourcePath } from '../controller/kube/paths';
 import type { MemcachedSpec } from '../crds/types.generated';
@@ -371,7 +372,8 @@ class Controller {
         'json',
         ...args,
       ],
-      { stdio: ['ignore', 'ignore', 'pipe'], env: process.env },
+      // The Node options the install manifest and the image give it.
+      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: CONTROLLER_NODE_OPTIONS } },
     );
     running.add(proc);
     const controller = new Controller(proc, port);
@@ -1343,7 +1345,7 @@ function report(s: Settings, r: Results): string {
       .join('  ')
       .trimEnd();
   return [
-    `controller benchmark: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
+    `controller benchmark: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; controller NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS} (as installed)`,
     '',
     ...rows.map(line),
     '',

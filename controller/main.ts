@@ -199,8 +199,13 @@ async function run(settings: Settings, log: Logger): Promise<number> {
   const reason = await stopped;
   log.info('shutting down', { reason });
   manager.stopWorkers();
+  const deadline = Date.now() + settings.shutdownMs;
   if (working && (await withTimeout(working, settings.shutdownMs)) === 'timeout') {
     log.warn('in-flight reconciles did not finish in time', { timeoutSeconds: settings.shutdownMs / 1000 });
+  }
+  // What the last reconciles had to say; within the same bound.
+  if ((await withTimeout(manager.drainEvents(), Math.max(0, deadline - Date.now()))) === 'timeout') {
+    log.warn('events still waiting at shutdown were not sent');
   }
   if (elector) await elector.release();
   await manager.stop();

@@ -73,6 +73,7 @@ export class Manager implements ClusterView {
   /** Metadata-only, unfiltered, per child kind: every object that exists, ours or not (see exists()). */
   private readonly existing = new Map<string, Informer[]>();
   private readonly reconciler: Reconciler;
+  private readonly events: EventRecorder;
 
   constructor(
     client: KubeClient,
@@ -81,7 +82,8 @@ export class Manager implements ClusterView {
     private readonly metrics: Metrics,
   ) {
     const writer = new Writer(client, options.fieldManager);
-    this.reconciler = new Reconciler(this, writer, new EventRecorder(writer, log), log);
+    this.events = new EventRecorder(writer, log);
+    this.reconciler = new Reconciler(this, writer, this.events, log);
     const restarts = {
       watchRestarts: (resource: string, reason: string) => metrics.watchRestarts(resource, reason),
     };
@@ -241,6 +243,11 @@ export class Manager implements ClusterView {
       clearInterval(depth);
       clearInterval(resync);
     }
+  }
+
+  /** Resolves once the events queued so far have been sent. */
+  drainEvents(): Promise<void> {
+    return this.events.drain();
   }
 
   /** Stops taking work; `run` resolves once what is in flight has finished. */

@@ -99,7 +99,7 @@ export class Reconciler {
       if (!(err instanceof SpecError)) throw err;
       // Not retried: only a change to the resource can fix it, and that change brings it back.
       log.warn('cannot synthesize', { field: err.field, error: err.detail });
-      await this.events.emit(resource, 'Warning', 'InvalidSpec', err.message);
+      this.events.emit(resource, 'Warning', 'InvalidSpec', err.message);
       await this.writeStatus(
         definition,
         resource,
@@ -147,7 +147,7 @@ export class Reconciler {
     // One event per kind of change and reconcile, not one per child: fewer writes, same story.
     for (const verb of ['Created', 'Updated'] as const) {
       if (changes[verb].length > 0) {
-        void this.events.emit(resource, 'Normal', verb, `${verb} ${changes[verb].sort().join(', ')}`);
+        this.events.emit(resource, 'Normal', verb, `${verb} ${changes[verb].sort().join(', ')}`);
       }
     }
 
@@ -165,11 +165,11 @@ export class Reconciler {
     if (conflicts.length > 0) {
       const message = `${conflicts.sort().join(', ')} already exists and is not managed by ${definition.kind}`;
       readiness = { ready: false, reason: 'ErrResourceExists', message };
-      await this.events.emit(resource, 'Warning', 'ErrResourceExists', message);
+      this.events.emit(resource, 'Warning', 'ErrResourceExists', message);
     }
     if (failures.length > 0) {
       readiness = { ready: false, reason: 'ApplyFailed', message: failures.join('; ') };
-      await this.events.emit(resource, 'Warning', 'ApplyFailed', readiness.message);
+      this.events.emit(resource, 'Warning', 'ApplyFailed', readiness.message);
     }
     await this.writeStatus(definition, resource, fields, readiness);
     if (failures.length > 0) throw new Error(readiness.message); // Backs off and retries.
@@ -203,12 +203,7 @@ export class Reconciler {
       }
     }
     if (pruned.length > 0) {
-      void this.events.emit(
-        resource,
-        'Normal',
-        'Pruned',
-        `Deleted ${pruned.sort().join(', ')}: no longer wanted`,
-      );
+      this.events.emit(resource, 'Normal', 'Pruned', `Deleted ${pruned.sort().join(', ')}: no longer wanted`);
     }
   }
 

@@ -263,7 +263,9 @@ describe('Informer', () => {
 
   test('retries forever while the resource does not exist, and syncs once it does', async () => {
     const plural = uniqueName('widgets').replace(/-/g, '');
-    const group = 'informer-test.reconstruct.dev';
+    // A group of its own per run: kubectl's discovery cache, which outlives a deleted CRD, would map a
+    // reused group and kind to the previous run's plural.
+    const group = `${plural}.informer-test.reconstruct.dev`;
     const d = start('informer-driver.ts', {
       namespace: ns,
       type: { apiVersion: `${group}/v1`, plural, namespaced: true },

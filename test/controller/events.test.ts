@@ -1,0 +1,133 @@
+import type { Writer } from '../../controller/api';
+import { EventRecorder } from '../../controller/events';
+import { ApiError } from '../../controller/kube/client';
+import type { Logger } from '../../controller/log';
+
+/** A Writer whose creates wait until the test releases them, so what is in flight can be observed. */
+function pausedWriter() {
+  const calls: { namespace?: string; body: { reason: string; involvedObject: { name: string } } }[] = [];
+  const waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const writer = {
+    create: (_type: unknown, namespace: string | undefined, body: unknown) => {
+      calls.push({ namespace, body: body as (typeof calls)[number]['body'] });
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      return new Promise<void>((resolve, reject) => waiting.push({ resolve, reject })).finally(
+        () => inFlight--,
+      );
+    },
+  } as unknown as Writer;
+  const settle = async (how: 'resolve' | 'reject' = 'resolve') => {
+    const next = waiting.shift();
+    if (!next) throw new Error('no create is waiting');
+    if (how === 'resolve') next.resolve();
+    else next.reject(new ApiError(500, 'POST events: boom'));
+    await new Promise((r) => setImmediate(r));
+  };
+  return { writer, calls, settle, maxInFlight: () => maxInFlight };
+}
+
+function recordingLogger() {
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const at =
+    (level: string) =>
+    (msg: string, fields?: Record<string, unknown>): void => {
+      lines.push({ level, msg, fields });
+    };
+  const log: Logger = {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: () => log,
+  };
+  return { log, lines };
+}
+
+const resource = (name: string, namespace?: string) => ({
+  apiVersion: 'cache.example.com/v1alpha1',
+  kind: 'Memcached',
+  metadata: { name, namespace, uid: `uid-${name}` },
+});
+
+describe('EventRecorder', () => {
+  it('sends in the background, one at a time and in order, and drain waits for the last', async () => {
+    const w = pausedWriter();
+    const { log } = recordingLogger();
+    const events = new EventRecorder(w.writer, log);
+    for (const name of ['a', 'b', 'c']) events.emit(resource(name, 'demo'), 'Normal', 'Created', 'x');
+    // emit returned at once; only the first create is on the wire.
+    expect(w.calls.map((c) => c.body.involvedObject.name)).toEqual(['a']);
+    let drained = false;
+    const drain = events.drain().then(() => (drained = true));
+    await w.settle();
+    await w.settle();
+    expect(drained).toBe(false);
+    await w.settle();
+    await drain;
+    expect(w.calls.map((c) => c.body.involvedObject.name)).toEqual(['a', 'b', 'c']);
+    expect(w.maxInFlight()).toBe(1);
+    expect(drained).toBe(true);
+  });
+
+  it('keeps going after a failed create, and logs it', async () => {
+    const w = pausedWriter();
+    const { log, lines } = recordingLogger();
+    const events = new EventRecorder(w.writer, log);
+    events.emit(resource('a', 'demo'), 'Warning', 'ApplyFailed', 'x');
+    events.emit(resource('b', 'demo'), 'Normal', 'Created', 'y');
+    await w.settle('reject');
+    await w.settle();
+    await events.drain();
+    expect(w.calls).toHaveLength(2);
+    expect(lines.map((l) => [l.level, l.msg, l.fields?.name])).toEqual([
+      ['warn', 'cannot record event', 'a'],
+    ]);
+  });
+
+  it('sends the same event for the same object once per window', async () => {
+    const w = pausedWriter();
+    let now = 1_000_000;
+    const events = new EventRecorder(w.writer, recordingLogger().log, 'reconstruct', 60_000, () => now);
+    events.emit(resource('a', 'demo'), 'Warning', 'InvalidSpec', 'bad');
+    events.emit(resource('a', 'demo'), 'Warning', 'InvalidSpec', 'bad');
+    events.emit(resource('a', 'demo'), 'Warning', 'InvalidSpec', 'worse');
+    now += 60_001;
+    events.emit(resource('a', 'demo'), 'Warning', 'InvalidSpec', 'bad');
+    while (w.calls.length < 3) await w.settle();
+    await w.settle();
+    await events.drain();
+    expect(w.calls.map((c) => c.body.reason)).toHaveLength(3);
+  });
+
+  it('drops what does not fit in the queue, says so, and sends the rest', async () => {
+    const w = pausedWriter();
+    const { log, lines } = recordingLogger();
+    const events = new EventRecorder(w.writer, log, 'reconstruct', 60_000, Date.now, 2);
+    // One goes on the wire at once, two wait, the fourth and fifth are dropped.
+    for (const name of ['a', 'b', 'c', 'd', 'e'])
+      events.emit(resource(name, 'demo'), 'Normal', 'Created', 'x');
+    await w.settle();
+    await w.settle();
+    await w.settle();
+    await events.drain();
+    expect(w.calls.map((c) => c.body.involvedObject.name)).toEqual(['a', 'b', 'c']);
+    expect(
+      lines.filter((l) => l.level === 'warn').map((l) => [l.msg, l.fields?.dropped ?? l.fields?.name]),
+    ).toEqual([
+      ['too many events waiting; dropping', 'd'],
+      ['events dropped while too many were waiting', 2],
+    ]);
+  });
+
+  it('puts the events of cluster-scoped objects in the default namespace', async () => {
+    const w = pausedWriter();
+    const events = new EventRecorder(w.writer, recordingLogger().log);
+    events.emit(resource('pool'), 'Normal', 'Created', 'x');
+    await w.settle();
+    await events.drain();
+    expect(w.calls[0].namespace).toBe('default');
+  });
+});
