@@ -47,7 +47,21 @@ function childType(definition: KindDefinition, child: Manifest): ChildKind {
 const objectKey = (type: ChildKind, namespace: string | undefined, name: string) =>
   `${type.apiVersion}/${type.kind}/${namespace ?? ''}/${name}`;
 
+/** A resource's last synthesis, each child with its applied-hash annotation. */
+interface Synthesis {
+  uid: string;
+  generation: number;
+  children: Manifest[];
+}
+
 export class Reconciler {
+  /**
+   * By queue key. The constructs read the resource's kind, name, namespace and spec, and the owner's uid:
+   * while uid and generation (which the API server bumps on every spec change) are the same, so are the
+   * children. Most reconciles (a child's or a pod's status moved, a resync) then skip synthesis and hashing.
+   */
+  private readonly syntheses = new Map<string, Synthesis>();
+
   constructor(
     private readonly view: ClusterView,
     private readonly writer: Writer,
@@ -62,8 +76,12 @@ export class Reconciler {
     name: string,
   ): Promise<ReconcileResult> {
     const resource = this.view.get(definition, namespace, name) as (KubeObject & CustomResource) | undefined;
+    const key = objectKey(definition, namespace, name);
     // Gone: the garbage collector removes the children through their ownerReferences.
-    if (!resource) return {};
+    if (!resource) {
+      this.syntheses.delete(key);
+      return {};
+    }
     const log = this.log.child({ kind: definition.kind, namespace, name });
     const behaviour = behaviours[`${definition.apiVersion}/${definition.kind}`];
     const extension = behaviour.extension;
@@ -94,7 +112,7 @@ export class Reconciler {
 
     let desired: Manifest[];
     try {
-      desired = synthesize(resource, { owner: { uid: metadata.uid ?? '' } });
+      desired = this.synthesis(key, resource);
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
       // Not retried: only a change to the resource can fix it, and that change brings it back.
@@ -130,11 +148,10 @@ export class Reconciler {
           conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
           return;
         }
-        const body = withAppliedHash(child);
-        const why = applyNeeded(body, live);
+        const why = applyNeeded(child, live);
         if (!why) return;
         try {
-          await this.writer.apply(type, body);
+          await this.writer.apply(type, child);
         } catch (err) {
           failures.push(`apply ${child.kind} ${childName}: ${String(err)}`);
           return;
@@ -174,6 +191,18 @@ export class Reconciler {
     await this.writeStatus(definition, resource, fields, readiness);
     if (failures.length > 0) throw new Error(readiness.message); // Backs off and retries.
     return readiness.ready || conflicts.length > 0 ? {} : { requeueAfterMs: NOT_READY_RECHECK_MS };
+  }
+
+  /** The children of the resource with their applied-hash annotations, synthesized once per generation. */
+  private synthesis(key: string, resource: KubeObject & CustomResource): Manifest[] {
+    const uid = resource.metadata.uid ?? '';
+    const generation = resource.metadata.generation;
+    const last = this.syntheses.get(key);
+    if (last && last.uid === uid && last.generation === generation) return last.children;
+    this.syntheses.delete(key);
+    const children = synthesize(resource, { owner: { uid } }).map((child) => withAppliedHash(child));
+    if (generation !== undefined) this.syntheses.set(key, { uid, generation, children });
+    return children;
   }
 
   /** Deletes what this resource made earlier and no longer wants, and nothing else. */
