@@ -38,7 +38,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -49,6 +48,7 @@ import { synthesize } from '../constructs/synthesize';
 import { withAppliedHash } from '../controller/converge';
 import { Informer, type KubeObject } from '../controller/informer';
 import { CONTROLLER_NODE_OPTIONS } from '../controller/install';
+import { freePort } from '../controller/server';
 import { ApiError, type KubeClient, loadClient } from '../controller/kube/client';
 import { NAMESPACE, NODE, POD, type ResourceType, resourcePath } from '../controller/kube/paths';
 import type { MemcachedSpec } from '../crds/types.generated';
@@ -210,17 +210,6 @@ async function retrying<T>(what: string, fn: () => Promise<T>): Promise<T> {
       await sleep(200 * attempt);
     }
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function isReady(obj: KubeObject): boolean {
@@ -1032,6 +1021,26 @@ async function controllerPhase(
   }
 }
 
+/** The resources the single updates go to, spread over all of them. */
+function updateTargets(names: string[], count: number): string[] {
+  const step = Math.max(1, Math.floor(names.length / count));
+  return Array.from({ length: count }, (_, i) => names[(i * step) % names.length]);
+}
+
+/** Patches spec.size + 1; `seen` resolves once the watch shows the Deployment with those replicas. */
+async function patchNextSize(
+  cluster: Cluster,
+  observer: Observer,
+  name: string,
+  s: Settings,
+): Promise<{ started: number; patched: KubeObject; seen: Promise<boolean> }> {
+  const size = (observer.replicas.get(name) ?? s.size) + 1;
+  const seen = observer.replicasBecome(name, size, 10_000);
+  const started = now();
+  const patched = await cluster.patchSize(name, size);
+  return { started, patched, seen };
+}
+
 async function updatePhase(
   cluster: Cluster,
   observer: Observer,
@@ -1045,14 +1054,9 @@ async function updatePhase(
   const m0 = await a.metrics();
   const latencies: number[] = [];
   let timeouts = 0;
-  const step = Math.max(1, Math.floor(names.length / s.updates));
-  for (let i = 0; i < s.updates; i++) {
-    const name = names[(i * step) % names.length];
-    const size = (observer.replicas.get(name) ?? s.size) + 1;
-    const seen = observer.replicasBecome(name, size, 10_000);
-    const t0 = now();
-    const patched = await cluster.patchSize(name, size);
-    if (await seen) latencies.push(now() - t0);
+  for (const name of updateTargets(names, s.updates)) {
+    const { started, patched, seen } = await patchNextSize(cluster, observer, name, s);
+    if (await seen) latencies.push(now() - started);
     else timeouts++;
     // Idle again before the next one: the resource Ready at its new generation, and no writes for 500 ms.
     const generation = patched.metadata.generation ?? 0;
@@ -1184,18 +1188,13 @@ async function directPhase(
     // Idle first: the Deployments' pods started, as they were in the controller's update phase.
     await waitPodsRunning(cluster, s.count * s.size, 120_000 + 400 * s.count);
     const latencies: number[] = [];
-    const step = Math.max(1, Math.floor(names.length / s.updates));
-    for (let i = 0; i < s.updates; i++) {
-      const name = names[(i * step) % names.length];
-      const size = (observer.replicas.get(name) ?? s.size) + 1;
-      const seen = observer.replicasBecome(name, size, 10_000);
-      const t1 = now();
-      const patched = await cluster.patchSize(name, size);
+    for (const name of updateTargets(names, s.updates)) {
+      const { started, patched, seen } = await patchNextSize(cluster, observer, name, s);
       const [deployment] = synthesize(patched as unknown as CustomResource, {
         owner: { uid: patched.metadata.uid ?? '' },
       }).filter((c) => c.kind === 'Deployment');
       await cluster.apply(deployment);
-      if (await seen) latencies.push(now() - t1);
+      if (await seen) latencies.push(now() - started);
       await sleep(500);
     }
     r.floorUpdateLatencyMedianMs = quantile(latencies, 0.5);

@@ -464,10 +464,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private indexAdd(obj: T): void {
-    for (const label of this.options.indexLabels ?? []) {
+    for (const [label, byValue] of this.index) {
       const value = obj.metadata.labels?.[label];
       if (value === undefined) continue;
-      const byValue = this.index.get(label)!;
       let objects = byValue.get(value);
       if (!objects) byValue.set(value, (objects = new Set()));
       objects.add(obj);
@@ -475,13 +474,12 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private indexRemove(obj: T): void {
-    for (const label of this.options.indexLabels ?? []) {
+    for (const [label, byValue] of this.index) {
       const value = obj.metadata.labels?.[label];
-      const byValue = this.index.get(label);
-      const objects = value === undefined ? undefined : byValue?.get(value);
-      if (!objects) continue;
-      objects.delete(obj);
-      if (objects.size === 0) byValue!.delete(value!);
+      if (value === undefined) continue;
+      const objects = byValue.get(value);
+      objects?.delete(obj);
+      if (objects?.size === 0) byValue.delete(value);
     }
   }
 

@@ -1,26 +1,13 @@
 import { ApiError, isConflict, isNamespaceTerminating } from '../../controller/kube/client';
 
-// The Status bodies below are what kube-apiserver 1.36 sends.
-const terminating = JSON.stringify({
-  kind: 'Status',
-  apiVersion: 'v1',
-  status: 'Failure',
-  message:
-    'events "mc.18a" is forbidden: unable to create new content in namespace demo because it is being terminated',
-  reason: 'Forbidden',
-  details: {
-    name: 'mc.18a',
-    kind: 'events',
-    causes: [
-      {
-        reason: 'NamespaceTerminating',
-        message: 'namespace demo is being terminated',
-        field: 'metadata.namespace',
-      },
-    ],
-  },
-  code: 403,
-});
+// The response of kube-apiserver v1.36.3 (the local cluster) to a POST of an Event into a namespace held in
+// Terminating by a finalizer, as `kubectl create --raw ... -v=9` printed it.
+const terminating =
+  '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"events \\"x.\\" is forbidden: ' +
+  'unable to create new content in namespace term-test2 because it is being terminated","reason":"Forbidden",' +
+  '"details":{"name":"x.","kind":"events","causes":[{"reason":"NamespaceTerminating","message":"namespace ' +
+  'term-test2 is being terminated","field":"metadata.namespace"}]},"code":403}';
+// An RBAC denial, as the same server answers it (a service account without the right, impersonated).
 const rbac = JSON.stringify({
   kind: 'Status',
   apiVersion: 'v1',
