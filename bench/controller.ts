@@ -37,7 +37,7 @@
  * `--overhead-only` runs phase 1 up to "children applied" and phase 4: a quick look at the ratio.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -173,6 +173,13 @@ function quantile(values: number[], q: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/** The middle value; the mean of the two middle ones for an even count (not the lower one, as quantile). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** Polls `check` every `everyMs` until it returns true; false when `timeoutMs` ran out first. */
@@ -866,6 +873,74 @@ class Cluster {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// CPU by process: where the machine's two cores went during a run (Linux /proc only).
+
+/** The processes worth naming; every other process counts as "other". */
+const CONTROL_PLANE = ['etcd', 'kube-apiserver', 'kube-controller', 'kube-scheduler', 'kwok-controller'];
+const CLOCK_TICKS = 100; // USER_HZ: 100 on every Linux architecture Node runs on
+
+type CpuSnapshot = Map<string, number>;
+type CpuSpent = Record<string, number>;
+
+/** utime + stime of a process, in seconds; undefined when it is gone or /proc is not there. */
+function processCpuSeconds(pid: number | string): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds so far: each control-plane process, the controller, this benchmark, and the whole machine. */
+function cpuSnapshot(controllerPid?: number): CpuSnapshot {
+  const out: CpuSnapshot = new Map();
+  let dirs: string[] = [];
+  try {
+    dirs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const pid of dirs) {
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    const name = CONTROL_PLANE.find((c) => comm.startsWith(c));
+    if (!name) continue;
+    out.set(name, (out.get(name) ?? 0) + (processCpuSeconds(pid) ?? 0));
+  }
+  if (controllerPid !== undefined) out.set('controller', processCpuSeconds(controllerPid) ?? 0);
+  out.set('benchmark', processCpuSeconds(process.pid) ?? 0);
+  try {
+    // The first line of /proc/stat: user nice system idle iowait irq softirq steal ...
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const t = ticks.map(Number);
+    out.set('machine', (t[0] + t[1] + t[2] + t[5] + t[6] + t[7]) / CLOCK_TICKS);
+  } catch {
+    // no /proc/stat: no machine total
+  }
+  return out;
+}
+
+/** CPU seconds spent between two snapshots, per process, plus "other" (the machine minus the named ones). */
+function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): CpuSpent {
+  const spent: CpuSpent = {};
+  let named = 0;
+  for (const [name, seconds] of after) {
+    if (name === 'machine') continue;
+    spent[name] = seconds - (before.get(name) ?? 0);
+    named += spent[name];
+  }
+  const machine = after.get('machine');
+  if (machine !== undefined) spent.other = machine - (before.get('machine') ?? 0) - named;
+  return spent;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The phases
 
 interface Results {
@@ -923,6 +998,7 @@ async function controllerPhase(
     const m0 = await a.metrics();
     log(`creating ${s.count} Memcached resources, ${s.concurrency} requests in flight`);
     const t0 = now();
+    const cpu0 = cpuSnapshot(a.proc.pid);
     progress = setInterval(() => {
       const withChildren = names.filter((n) => observer.childrenApplied(n) !== undefined).length;
       log(
@@ -939,6 +1015,7 @@ async function controllerPhase(
     const missing = names.filter((n) => observer.childrenApplied(n) === undefined).length;
     if (!applied) throw new Error(`children of ${missing} resources not applied in time`);
     const tApplied = observer.lastChildApplied(names);
+    r.controllerCpuUntilApplied = cpuSpent(cpu0, cpuSnapshot(a.proc.pid));
     r.controllerAppliedSeconds = (tApplied - t0) / 1000;
     const lat = observer.latencies(names);
     r.controllerLatencyMedianMs = quantile(lat, 0.5);
@@ -1161,6 +1238,7 @@ async function directPhase(
   const itemMs: number[] = [];
   const workers = Array.from({ length: s.workers }, worker);
   const t0 = now();
+  const cpu0 = cpuSnapshot();
   await createAll(cluster, observer, names, s, (name, obj) => {
     queue.push({ name, obj });
     wakeOne();
@@ -1176,6 +1254,7 @@ async function directPhase(
   if (!drained) throw new Error('the baseline loop did not finish in time');
   const applied = await until(() => names.every((n) => observer.childrenApplied(n) !== undefined), 60_000);
   if (!applied) throw new Error('baseline: children not all seen by the watch');
+  r.directCpuUntilApplied = cpuSpent(cpu0, cpuSnapshot());
   r.directAppliedSeconds = (observer.lastChildApplied(names) - t0) / 1000;
   const lat = observer.latencies(names);
   r.directLatencyMedianMs = quantile(lat, 0.5);
@@ -1227,7 +1306,7 @@ function report(s: Settings, r: Results): string {
     [Number(r.controllerAppliedSeconds), Number(r.directAppliedSeconds)],
   ];
   const ratios = pairs.map(([c, d]) => c / d);
-  const ratio = quantile(ratios, 0.5);
+  const ratio = median(ratios);
   r.overheadRatios = ratios;
   r.overheadRatio = ratio;
   const rows: [string, string, string][] = [
@@ -1343,6 +1422,7 @@ function report(s: Settings, r: Results): string {
       `peak ${n(r.steadyPeakRssMB, 1)} MB; V8 heap ${heapText(r.steadyHeapMB)}`,
     ],
   ];
+  rows.push(...cpuRows(r, pairs));
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row: string[]) =>
     row
@@ -1358,6 +1438,33 @@ function report(s: Settings, r: Results): string {
     "first create sent to the last child applied, controller vs. a minimal loop given each create's response (same",
     `creates, ${s.workers} workers applying each resource's children in parallel, synthesize() included).`,
   ].join('\n');
+}
+
+/** CPU per process until the children were applied, summed over the pairs: controller runs / baseline runs. */
+function cpuRows(r: Results, pairs: [number, number][]): [string, string, string][] {
+  const cpuPairs = (r.cpuPairs as [CpuSpent, CpuSpent][] | undefined) ?? [
+    [r.controllerCpuUntilApplied as CpuSpent, r.directCpuUntilApplied as CpuSpent],
+  ];
+  const total = (side: 0 | 1, name: string) =>
+    cpuPairs.reduce((sum, pair) => sum + (pair[side]?.[name] ?? 0), 0);
+  const names = [
+    ...new Set(cpuPairs.flatMap(([c, d]) => [...Object.keys(c ?? {}), ...Object.keys(d ?? {})])),
+  ];
+  if (names.length === 0) return [];
+  const seconds = (side: 0 | 1) => pairs.reduce((sum, pair) => sum + pair[side], 0);
+  const busy = (side: 0 | 1) => names.reduce((sum, name) => sum + total(side, name), 0) / seconds(side);
+  return [
+    [
+      `CPU until children applied, ${pairs.length} pair(s): controller / baseline runs`,
+      `${busy(0).toFixed(2)} / ${busy(1).toFixed(2)} cores`,
+      `busy on average over ${seconds(0).toFixed(1)} / ${seconds(1).toFixed(1)} s`,
+    ],
+    ...names.map((name): [string, string, string] => [
+      `  ${name}`,
+      `${total(0, name).toFixed(1)} / ${total(1, name).toFixed(1)} s`,
+      '',
+    ]),
+  ];
 }
 
 function codes(byCode: Record<string, number> | undefined): string {
@@ -1442,6 +1549,9 @@ async function main(): Promise<number> {
     await wipe();
     await directPhase(cluster, observer, names, s, r);
     const pairs: [number, number][] = [[Number(r.controllerAppliedSeconds), Number(r.directAppliedSeconds)]];
+    const cpuPairs: [CpuSpent, CpuSpent][] = [
+      [r.controllerCpuUntilApplied as CpuSpent, r.directCpuUntilApplied as CpuSpent],
+    ];
     // More pairs, back to back: the machine's load moves, and a ratio of two runs made a minute apart is
     // only as good as the load was steady. Every other pair runs the baseline first, so that neither side
     // always runs on a cluster still settling from the other's deletions.
@@ -1461,8 +1571,10 @@ async function main(): Promise<number> {
         await directPhase(cluster, observer, names, quick, ri);
       }
       pairs.push([Number(ri.controllerAppliedSeconds), Number(ri.directAppliedSeconds)]);
+      cpuPairs.push([ri.controllerCpuUntilApplied as CpuSpent, ri.directCpuUntilApplied as CpuSpent]);
     }
     r.overheadPairs = pairs;
+    r.cpuPairs = cpuPairs;
   } finally {
     await cleanUp();
   }

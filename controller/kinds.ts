@@ -25,8 +25,8 @@ export interface ClusterView {
   /** Cached objects of a namespace (all when undefined), optionally only those with one label value. */
   list(type: ResourceType, namespace?: string, match?: LabelMatch): KubeObject[];
   /**
-   * Whether an object of this child kind and name exists, ours or anyone's (a metadata-only cache of every
-   * object of the kind, where get() sees only ours).
+   * Whether an object of this child kind and name exists, ours or anyone's: get() sees only ours, and a
+   * metadata-only cache the others.
    */
   exists(type: ResourceType, namespace: string | undefined, name: string): boolean;
 }
@@ -49,6 +49,11 @@ export interface ExtraWatch {
   labelSelector?: string;
   /** Labels the cache indexes, for `ClusterView.list` with a match on them. */
   indexLabels?: string[];
+  /**
+   * Only the objects' metadata is read (PartialObjectMetadata): cached objects have no spec or status, and
+   * an update concerns the resources only when its metadata changed, not on every status change.
+   */
+  metadataOnly?: boolean;
   /** The names of the resources (namespace, name) an object's change concerns. */
   owners(obj: KubeObject): { namespace?: string; name: string }[];
 }
@@ -111,6 +116,7 @@ const memcached: KindBehaviour = {
       type: POD,
       labelSelector: 'app=memcached,memcached_cr',
       indexLabels: ['memcached_cr'],
+      metadataOnly: true, // status.nodes is names; pods' status changes are many and concern no one
       owners: (pod) => [{ namespace: pod.metadata.namespace, name: pod.metadata.labels?.memcached_cr ?? '' }],
     },
   ],

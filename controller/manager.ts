@@ -32,9 +32,11 @@ export function queueKey(definition: KindDefinition, namespace: string | undefin
 }
 
 /**
- * Whether a resource's update can change what a reconcile does. Status-only updates (our own status writes,
- * mostly) cannot: the children depend on the spec (the generation), labels, annotations and metadata that
- * govern deletion. A resync still reconciles everything, so nothing is lost for good.
+ * Whether an update can change what a reconcile does. Status-only updates of our resources (our own status
+ * writes, mostly) cannot: the children depend on the spec (the generation), labels, annotations and
+ * metadata that govern deletion. Nor can an update of an object a kind watches by its metadata only (a
+ * Memcached's pods) that left the metadata as it was. A resync still reconciles everything, so nothing is
+ * lost for good.
  */
 export function worthReconciling(before: KubeObject, after: KubeObject): boolean {
   const a = before.metadata;
@@ -70,7 +72,7 @@ function parseQueueKey(key: string): { definition: KindDefinition; namespace?: s
 export class Manager implements ClusterView {
   readonly queue = new WorkQueue();
   private readonly informers = new Map<string, Informer[]>();
-  /** Metadata-only, unfiltered, per child kind: every object that exists, ours or not (see exists()). */
+  /** Metadata-only, per child kind: the objects without our managed-by label (see exists()). */
   private readonly existing = new Map<string, Informer[]>();
   private readonly reconciler: Reconciler;
   private readonly events: EventRecorder;
@@ -129,19 +131,34 @@ export class Manager implements ClusterView {
       add(type, { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}`, indexLabels: [LABEL_PART_OF] }, (obj) =>
         this.enqueueOwner(obj),
       );
-      // What the filtered cache cannot tell: whether a name is taken by an object that is not ours.
+      // What the filtered cache cannot tell: whether a name is taken by an object that is not ours. The
+      // complement of the filtered watch's selector (`!=` matches objects without the label too), so our own
+      // children, and every status change of theirs, reach the controller once, not twice.
       const key = typeKey(type);
       if (!this.existing.has(key)) {
-        this.existing.set(key, informers(type, { metadataOnly: true, transform: nameOnly }, {}));
+        this.existing.set(
+          key,
+          informers(
+            type,
+            { labelSelector: `${LABEL_MANAGED_BY}!=${MANAGER}`, metadataOnly: true, transform: nameOnly },
+            {},
+          ),
+        );
       }
     }
     for (const definition of kinds) {
       for (const watch of behaviours[`${definition.apiVersion}/${definition.kind}`].watches ?? []) {
-        add(watch.type, { labelSelector: watch.labelSelector, indexLabels: watch.indexLabels }, (obj) => {
-          for (const owner of watch.owners(obj)) {
-            if (owner.name) this.queue.add(queueKey(definition, owner.namespace, owner.name));
-          }
-        });
+        const { type, labelSelector, indexLabels, metadataOnly } = watch;
+        add(
+          type,
+          { labelSelector, indexLabels, metadataOnly },
+          (obj) => {
+            for (const owner of watch.owners(obj)) {
+              if (owner.name) this.queue.add(queueKey(definition, owner.namespace, owner.name));
+            }
+          },
+          metadataOnly ? worthReconciling : undefined,
+        );
       }
     }
   }
@@ -181,8 +198,9 @@ export class Manager implements ClusterView {
   exists(type: ResourceType, namespace: string | undefined, name: string): boolean {
     const found = this.existing.get(typeKey(type));
     if (!found) throw new Error(`no existence cache for ${typeKey(type)}`);
-    return found.some(
-      (informer) => informer.get(type.namespaced ? namespace : undefined, name) !== undefined,
+    return (
+      this.get(type, namespace, name) !== undefined ||
+      found.some((informer) => informer.get(type.namespaced ? namespace : undefined, name) !== undefined)
     );
   }
 

@@ -243,6 +243,8 @@ interface Exchange {
 interface Agents {
   requests: http.Agent;
   watches: http.Agent;
+  /** The TLS options they were made with, and a fingerprint of their material. */
+  tls: https.AgentOptions | undefined;
   tlsKey: string;
 }
 
@@ -437,8 +439,13 @@ class HttpClient implements KubeClient {
 
   /** Agents are made on first use and again only if the TLS material changes (rotated certs). */
   private agentsFor(tls: https.AgentOptions | undefined): Agents {
+    // The same options object as last time (credentials are cached between refreshes): nothing to compare.
+    if (this.agents && this.agents.tls === tls) return this.agents;
     const tlsKey = tls ? tlsFingerprint(tls) : '';
-    if (this.agents && this.agents.tlsKey === tlsKey) return this.agents;
+    if (this.agents && this.agents.tlsKey === tlsKey) {
+      this.agents.tls = tls;
+      return this.agents;
+    }
     const common = { keepAlive: true, ...(this.isHttps ? tls : {}) };
     const Agent = this.isHttps ? https.Agent : http.Agent;
     this.agents = {
@@ -446,6 +453,7 @@ class HttpClient implements KubeClient {
       // Each watch holds its connection for minutes: a pool of their own, so that watches can
       // never starve ordinary requests of sockets (HTTP/1.1 has no multiplexing).
       watches: new Agent({ ...common, maxSockets: Infinity }),
+      tls,
       tlsKey,
     };
     return this.agents;

@@ -138,7 +138,7 @@ describe('Informer', () => {
     await d.waitFor(is('add', 'throw-1'), 'the add of throw-1');
     configMap('d', { v: '1' });
     await d.waitFor(is('add', 'd'), 'the add of d after a failing handler');
-    expect(d.stderr()).toMatch(/"msg":"event handler failed".*"name":"throw-1"/);
+    await d.waitForLog(/"msg":"event handler failed".*"name":"throw-1"/, 'the failing handler logged');
 
     // Hold the watch, change things meanwhile, then resume from a resourceVersion that is far too
     // old: 410 Gone, relist, and what was missed is delivered from the diff.

@@ -32,6 +32,11 @@ export interface Driver {
   readonly exited: Promise<number | null>;
   /** Its stderr so far (structured logs). */
   stderr(): string;
+  /**
+   * Resolves once its stderr matches; rejects after timeoutMs. Stdout and stderr are two pipes: a line
+   * logged before a line printed may still arrive after it.
+   */
+  waitForLog(pattern: RegExp, what: string, timeoutMs?: number): Promise<void>;
 }
 
 export function startDriver(file: string, config: Record<string, unknown>): Driver {
@@ -62,6 +67,7 @@ export function startDriver(file: string, config: Record<string, unknown>): Driv
   proc.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
     if (process.env.RECONSTRUCT_TEST_LOGS) process.stderr.write(chunk);
+    waiters.forEach((w) => w());
   });
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   void exited.then(() => waiters.forEach((w) => w()));
@@ -77,35 +83,43 @@ export function startDriver(file: string, config: Record<string, unknown>): Driv
       await exited;
     },
     waitFor: (pred, what, timeoutMs = 30_000, from = 0) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const hit = lines.slice(from).find(pred);
-          if (hit) {
-            done();
-            resolve(hit);
-          } else if (proc.exitCode !== null || proc.signalCode !== null) {
-            done();
-            reject(
-              new Error(`driver ${file} exited (${proc.exitCode ?? proc.signalCode}) before ${what}\n${err}`),
-            );
-          }
-        };
-        const timer = setTimeout(() => {
+      waitUntil(() => lines.slice(from).find(pred), what, timeoutMs),
+    waitForLog: async (pattern, what, timeoutMs = 15_000) => {
+      await waitUntil(() => pattern.test(err) || undefined, what, timeoutMs);
+    },
+  };
+
+  /** Resolves the first truthy result of `probe`, re-run on every line out; rejects on exit or timeout. */
+  function waitUntil<T>(probe: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const hit = probe();
+        if (hit) {
+          done();
+          resolve(hit);
+        } else if (proc.exitCode !== null || proc.signalCode !== null) {
           done();
           reject(
-            new Error(
-              `timed out after ${timeoutMs} ms waiting for ${what}; driver printed:\n` +
-                lines.map((l) => JSON.stringify(l)).join('\n') +
-                `\nstderr:\n${err.slice(-4000)}`,
-            ),
+            new Error(`driver ${file} exited (${proc.exitCode ?? proc.signalCode}) before ${what}\n${err}`),
           );
-        }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      }),
-  };
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what}; driver printed:\n` +
+              lines.map((l) => JSON.stringify(l)).join('\n') +
+              `\nstderr:\n${err.slice(-4000)}`,
+          ),
+        );
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+  }
 }
