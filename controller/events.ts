@@ -1,8 +1,10 @@
 /**
  * Kubernetes Events about our custom resources, with a spam filter: the same event for the same object is
  * sent at most once per window, so a resource stuck in a failing state cannot flood the API server.
- * Events are sent in the background, one at a time, as client-go's broadcaster does: a burst of new
- * resources must not double the writes competing with the applies, and an event never delays a reconcile.
+ * Events are sent in the background, one at a time, as client-go's broadcaster does, and they yield to the
+ * reconciles: while resources wait in the work queue, events go out at a trickle (Warnings first), and the
+ * rest follow once the queue is empty. A burst of new resources then costs the API server and etcd one
+ * write per child, not one more per resource, until the children are there; nobody waits for an event.
  */
 import type { CustomResource } from '../constructs/resource';
 import type { Writer } from './api';
@@ -12,21 +14,58 @@ import type { Logger } from './log';
 
 export type EventType = 'Normal' | 'Warning';
 
+export interface EventRecorderOptions {
+  /** `source.component` and `reportingComponent`. Default: reconstruct. */
+  component?: string;
+  /** The spam filter's window. Default: 10 minutes. */
+  windowMs?: number;
+  /** The clock (ms). Default: Date.now. */
+  now?: () => number;
+  /** Events waiting beyond this are dropped, as client-go's broadcaster drops them (its queue holds 1,000). */
+  maxPending?: number;
+  /** Whether reconciles are waiting (the work queue is not empty). Default: never. */
+  busy?: () => boolean;
+  /** While busy, at most one event per this many ms. Default: 200 (5 per second). */
+  busyIntervalMs?: number;
+  /** How the sender waits for its next turn while busy (for tests). Default: setTimeout. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+interface Pending {
+  namespace: string;
+  event: object;
+  about: Record<string, unknown>;
+}
+
 export class EventRecorder {
   private readonly sent = new Map<string, number>();
-  private readonly pending: { namespace: string; event: object; about: Record<string, unknown> }[] = [];
+  /** Warnings go out before Normal events. */
+  private readonly pending: Record<EventType, Pending[]> = { Warning: [], Normal: [] };
   private sending?: Promise<void>;
   private dropped = 0;
+  private lastSentAt = -Infinity;
+  private draining = 0;
+  private readonly component: string;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+  private readonly maxPending: number;
+  private readonly busy: () => boolean;
+  private readonly busyIntervalMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(
     private readonly writer: Writer,
     private readonly log: Logger,
-    private readonly component = 'reconstruct',
-    private readonly windowMs = 10 * 60_000,
-    private readonly now = () => Date.now(),
-    /** Events waiting beyond this are dropped, as client-go's broadcaster drops them (its queue holds 1,000). */
-    private readonly maxPending = 1000,
-  ) {}
+    options: EventRecorderOptions = {},
+  ) {
+    this.component = options.component ?? 'reconstruct';
+    this.windowMs = options.windowMs ?? 10 * 60_000;
+    this.now = options.now ?? Date.now;
+    this.maxPending = options.maxPending ?? 1000;
+    this.busy = options.busy ?? (() => false);
+    this.busyIntervalMs = options.busyIntervalMs ?? 200;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
 
   /** Queues an event for the background sender; never throws, never waits. */
   emit(
@@ -41,7 +80,7 @@ export class EventRecorder {
     if (last !== undefined && now - last < this.windowMs) return;
     const { name, namespace, uid, resourceVersion } = object.metadata;
     const about = { kind: object.kind, namespace, name, reason };
-    if (this.pending.length >= this.maxPending) {
+    if (this.waiting() >= this.maxPending) {
       if (this.dropped++ === 0) this.log.warn('too many events waiting; dropping', about);
       return;
     }
@@ -73,13 +112,28 @@ export class EventRecorder {
       lastTimestamp: time,
       count: 1,
     };
-    this.pending.push({ namespace: eventNamespace, event, about });
+    this.pending[type].push({ namespace: eventNamespace, event, about });
     this.kick();
   }
 
-  /** Resolves once every queued event has been sent (or has failed). */
+  /** Sends every queued event (or fails it), busy or not, and resolves once the last one is done. */
   async drain(): Promise<void> {
-    while (this.sending) await this.sending;
+    this.draining++;
+    try {
+      while (this.sending) await this.sending;
+    } finally {
+      this.draining--;
+    }
+  }
+
+  private waiting(): number {
+    return this.pending.Warning.length + this.pending.Normal.length;
+  }
+
+  /** How long the next event waits: while reconciles wait, one event per busyIntervalMs; else (or draining) 0. */
+  private waitBeforeNext(): number {
+    if (this.draining > 0 || !this.busy()) return 0;
+    return this.lastSentAt + this.busyIntervalMs - this.now();
   }
 
   private kick(): void {
@@ -87,13 +141,21 @@ export class EventRecorder {
     this.sending = this.send().finally(() => {
       this.sending = undefined;
       // Queued after the loop's last look and before this callback.
-      if (this.pending.length > 0) this.kick();
+      if (this.waiting() > 0) this.kick();
     });
   }
 
   private async send(): Promise<void> {
-    for (let next = this.pending.shift(); next; next = this.pending.shift()) {
+    while (this.waiting() > 0) {
+      const wait = this.waitBeforeNext();
+      if (wait > 0) {
+        await this.sleep(wait);
+        continue; // busy still?
+      }
+      const next = this.pending.Warning.shift() ?? this.pending.Normal.shift();
+      if (!next) break;
       const { namespace, event, about } = next;
+      this.lastSentAt = this.now();
       try {
         await this.writer.create(EVENT, namespace, event);
       } catch (err) {

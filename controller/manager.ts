@@ -84,7 +84,8 @@ export class Manager implements ClusterView {
     private readonly metrics: Metrics,
   ) {
     const writer = new Writer(client, options.fieldManager);
-    this.events = new EventRecorder(writer, log);
+    // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
+    this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
     this.reconciler = new Reconciler(this, writer, this.events, log);
     const restarts = {
       watchRestarts: (resource: string, reason: string) => metrics.watchRestarts(resource, reason),

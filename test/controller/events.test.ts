@@ -90,7 +90,7 @@ describe('EventRecorder', () => {
   it('sends the same event for the same object once per window', async () => {
     const w = pausedWriter();
     let now = 1_000_000;
-    const events = new EventRecorder(w.writer, recordingLogger().log, 'reconstruct', 60_000, () => now);
+    const events = new EventRecorder(w.writer, recordingLogger().log, { windowMs: 60_000, now: () => now });
     events.emit(resource('a', 'demo'), 'Warning', 'InvalidSpec', 'bad');
     events.emit(resource('a', 'demo'), 'Warning', 'InvalidSpec', 'bad');
     events.emit(resource('a', 'demo'), 'Warning', 'InvalidSpec', 'worse');
@@ -105,7 +105,7 @@ describe('EventRecorder', () => {
   it('drops what does not fit in the queue, says so, and sends the rest', async () => {
     const w = pausedWriter();
     const { log, lines } = recordingLogger();
-    const events = new EventRecorder(w.writer, log, 'reconstruct', 60_000, Date.now, 2);
+    const events = new EventRecorder(w.writer, log, { maxPending: 2 });
     // One goes on the wire at once, two wait, the fourth and fifth are dropped.
     for (const name of ['a', 'b', 'c', 'd', 'e'])
       events.emit(resource(name, 'demo'), 'Normal', 'Created', 'x');
@@ -120,6 +120,87 @@ describe('EventRecorder', () => {
       ['too many events waiting; dropping', 'd'],
       ['events dropped while too many were waiting', 2],
     ]);
+  });
+
+  /** A sleep the test ends by hand, and a clock it moves. */
+  function manualTime() {
+    let now = 1_000_000;
+    const sleeps: { ms: number; wake: () => void }[] = [];
+    return {
+      now: () => now,
+      sleep: (ms: number) => new Promise<void>((wake) => sleeps.push({ ms, wake })),
+      sleeps,
+      /** Moves the clock and ends the oldest sleep; then lets the sender run. */
+      wake: async (advanceMs: number) => {
+        now += advanceMs;
+        sleeps.shift()?.wake();
+        await new Promise((r) => setImmediate(r));
+      },
+    };
+  }
+
+  it('while reconciles wait, sends one event per interval; once the queue is empty, the rest at once', async () => {
+    const w = pausedWriter();
+    const t = manualTime();
+    let busy = true;
+    const events = new EventRecorder(w.writer, recordingLogger().log, {
+      busy: () => busy,
+      busyIntervalMs: 200,
+      now: t.now,
+      sleep: t.sleep,
+    });
+    for (const name of ['a', 'b', 'c', 'd']) events.emit(resource(name, 'demo'), 'Normal', 'Created', 'x');
+    // The first goes at once; the next waits for its turn, a full interval after the first was sent.
+    expect(w.calls).toHaveLength(1);
+    await w.settle();
+    expect(w.calls).toHaveLength(1);
+    expect(t.sleeps.map((x) => x.ms)).toEqual([200]);
+    await t.wake(200);
+    expect(w.calls).toHaveLength(2);
+    await w.settle();
+    expect(t.sleeps.map((x) => x.ms)).toEqual([200]);
+    // The queue empties: the sleeper wakes early (its interval not over) and sends without waiting more.
+    busy = false;
+    await t.wake(50);
+    expect(w.calls).toHaveLength(3);
+    await w.settle();
+    expect(w.calls).toHaveLength(4);
+    await w.settle();
+    await events.drain();
+    expect(w.calls.map((c) => c.body.involvedObject.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(t.sleeps).toEqual([]);
+  });
+
+  it('sends Warnings before the Normal events that wait', async () => {
+    const w = pausedWriter();
+    const events = new EventRecorder(w.writer, recordingLogger().log);
+    events.emit(resource('a', 'demo'), 'Normal', 'Created', 'x');
+    events.emit(resource('b', 'demo'), 'Normal', 'Created', 'x');
+    events.emit(resource('c', 'demo'), 'Warning', 'ErrResourceExists', 'x');
+    while (w.calls.length < 3) await w.settle();
+    await w.settle();
+    await events.drain();
+    expect(w.calls.map((c) => c.body.involvedObject.name)).toEqual(['a', 'c', 'b']);
+  });
+
+  it('drain sends everything at once, busy or not', async () => {
+    const w = pausedWriter();
+    const t = manualTime();
+    const events = new EventRecorder(w.writer, recordingLogger().log, {
+      busy: () => true,
+      now: t.now,
+      sleep: t.sleep,
+    });
+    for (const name of ['a', 'b', 'c']) events.emit(resource(name, 'demo'), 'Normal', 'Created', 'x');
+    await w.settle();
+    expect(t.sleeps).toHaveLength(1);
+    const drained = events.drain();
+    await t.wake(0); // the sleep in progress ends; from then on, no more waiting
+    await w.settle();
+    await w.settle();
+    await drained;
+    expect(w.calls).toHaveLength(3);
+    expect(t.sleeps).toEqual([]);
   });
 
   it('puts the events of cluster-scoped objects in the default namespace', async () => {
