@@ -20,7 +20,7 @@ export interface LoggerOptions {
   level?: Level;
   /** `json` (one object per line) or `text` (for a terminal). Default: json. */
   format?: 'json' | 'text';
-  /** Where lines go. Default: process.stderr. */
+  /** Where lines go. Default: process.stderr, the lines of one turn of the event loop in one write. */
   write?: (line: string) => void;
   /** The clock, for tests. Default: `() => new Date()`. */
   now?: () => Date;
@@ -36,7 +36,7 @@ export function isLevel(value: string): value is Level {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const min = ORDER[options.level ?? 'info'];
   const format = options.format ?? 'json';
-  const write = options.write ?? ((line: string) => void process.stderr.write(line));
+  const write = options.write ?? stderrWriter();
   const now = options.now ?? (() => new Date());
 
   const make = (bound: Record<string, unknown>): Logger => {
@@ -55,6 +55,39 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     };
   };
   return make({});
+}
+
+let sharedStderr: ((line: string) => void) | undefined;
+
+/**
+ * Lines to stderr, batched: the lines logged in one turn of the event loop go out in one write (a write
+ * to a pipe is a system call, and a burst of reconciles logs a line per child), at the latest once 64 KB
+ * wait. Whatever waits is written when the process exits, however it exits short of being killed.
+ */
+function stderrWriter(): (line: string) => void {
+  if (sharedStderr) return sharedStderr;
+  let waiting: string[] = [];
+  let bytes = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (waiting.length === 0) return;
+    const text = waiting.join('');
+    waiting = [];
+    bytes = 0;
+    process.stderr.write(text);
+  };
+  process.on('exit', flush);
+  sharedStderr = (line) => {
+    waiting.push(line);
+    bytes += line.length;
+    if (bytes >= 64 * 1024) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  return sharedStderr;
 }
 
 /** A logger that drops everything (the default where a logger is optional). */
