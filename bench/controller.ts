@@ -37,8 +37,18 @@
  * `--overhead-only` runs phase 1 up to "children applied" and phase 4: a quick look at the ratio.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -330,9 +340,15 @@ function histogramQuantile(
 // ---------------------------------------------------------------------------------------------------
 // The controller as a child process
 
+/**
+ * The controller's logs go to a file, as a container runtime keeps them: a pipe read by this process
+ * would block the controller's writes whenever the benchmark, busy on the same two cores, is slow to
+ * read (Node writes to pipes synchronously), and charge that stall to the controller.
+ */
+const LOG_DIR = mkdtempSync(join(tmpdir(), 'reconstruct-bench-'));
+let logFiles = 0;
+
 class Controller {
-  readonly logs: string[] = [];
-  errors = 0;
   peakRssKiB = 0;
   hwmKiB = 0;
   rssKiB = 0;
@@ -342,24 +358,26 @@ class Controller {
   private constructor(
     readonly proc: ChildProcess,
     readonly port: number,
+    readonly logFile: string,
   ) {
-    let buffered = '';
-    proc.stderr?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        if (line.includes('"level":"error"')) this.errors++;
-        this.logs.push(line);
-      }
-      if (this.logs.length > 400) this.logs.splice(0, this.logs.length - 200);
-    });
     this.exited = new Promise((r) => proc.once('exit', (code) => r(code)));
     this.poller = setInterval(() => this.pollMemory(), 100);
   }
 
+  /** Its log lines so far. */
+  logs(): string[] {
+    return readFileSync(this.logFile, 'utf8').split('\n').filter(Boolean);
+  }
+
+  /** How many of them are errors. */
+  errors(): number {
+    return this.logs().filter((line) => line.includes('"level":"error"')).length;
+  }
+
   static async start(args: string[], nodeArgs: string[] = []): Promise<Controller> {
     const port = await freePort();
+    const logFile = join(LOG_DIR, `controller-${++logFiles}.log`);
+    const stderr = openSync(logFile, 'w');
     const proc = spawn(
       process.execPath,
       [
@@ -375,10 +393,11 @@ class Controller {
         ...args,
       ],
       // The Node options the install manifest and the image give it.
-      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: CONTROLLER_NODE_OPTIONS } },
+      { stdio: ['ignore', 'ignore', stderr], env: { ...process.env, NODE_OPTIONS: CONTROLLER_NODE_OPTIONS } },
     );
+    closeSync(stderr); // the child has its own copy
     running.add(proc);
-    const controller = new Controller(proc, port);
+    const controller = new Controller(proc, port, logFile);
     const ready = await until(async () => {
       if (proc.exitCode !== null) return true;
       const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
@@ -386,7 +405,7 @@ class Controller {
     }, 60_000);
     if (proc.exitCode !== null || !ready) {
       await controller.stop();
-      throw new Error(`the controller did not become ready:\n${controller.logs.slice(-20).join('\n')}`);
+      throw new Error(`the controller did not become ready:\n${controller.logs().slice(-20).join('\n')}`);
     }
     return controller;
   }
@@ -1092,9 +1111,11 @@ async function controllerPhase(
     clearInterval(progress);
     r.peakRssMB = Math.max(Number(r.peakRssMB ?? 0), a.peakRssKiB * KiB_TO_MB);
     await a.stop();
-    r.controllerErrorLines = a.errors;
-    if (a.errors > 0)
-      log(`controller A logged ${a.errors} errors; last lines:\n${a.logs.slice(-5).join('\n')}`);
+    r.controllerErrorLines = a.errors();
+    if (a.errors() > 0)
+      log(
+        `controller A logged ${a.errors()} errors (${a.logFile}); last lines:\n${a.logs().slice(-5).join('\n')}`,
+      );
   }
 }
 
@@ -1510,7 +1531,7 @@ async function main(): Promise<number> {
     return cleaning;
   };
   const abort = (why: string) => {
-    log(`${why}: stopping`);
+    log(`${why}: stopping (the controllers' logs are in ${LOG_DIR})`);
     const hard = setTimeout(() => process.exit(1), 240_000);
     hard.unref();
     void cleanUp().finally(() => process.exit(1));
@@ -1578,6 +1599,7 @@ async function main(): Promise<number> {
   } finally {
     await cleanUp();
   }
+  rmSync(LOG_DIR, { recursive: true, force: true }); // kept when the run fails
   const table = report(s, r);
   process.stdout.write(`\n${table}\n`);
   if (s.json) writeFileSync(s.json, `${JSON.stringify({ settings: s, results: r }, null, 2)}\n`);
@@ -1591,6 +1613,7 @@ main().then(
   },
   (err: unknown) => {
     log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    log(`the controllers' logs are in ${LOG_DIR}`);
     process.exitCode = 1;
     setTimeout(() => process.exit(1), 2000).unref();
   },
