@@ -133,7 +133,9 @@ export class EventRecorder {
   /** How long the next event waits: while reconciles wait, one event per busyIntervalMs; else (or draining) 0. */
   private waitBeforeNext(): number {
     if (this.draining > 0 || !this.busy()) return 0;
-    return this.lastSentAt + this.busyIntervalMs - this.now();
+    const now = this.now();
+    if (now < this.lastSentAt) this.lastSentAt = now; // the wall clock stepped back
+    return this.lastSentAt + this.busyIntervalMs - now;
   }
 
   private kick(): void {

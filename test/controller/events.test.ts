@@ -171,6 +171,25 @@ describe('EventRecorder', () => {
     expect(t.sleeps).toEqual([]);
   });
 
+  it('waits no longer than the interval when the wall clock steps back', async () => {
+    const w = pausedWriter();
+    const t = manualTime();
+    const events = new EventRecorder(w.writer, recordingLogger().log, {
+      busy: () => true,
+      busyIntervalMs: 200,
+      now: t.now,
+      sleep: t.sleep,
+    });
+    for (const name of ['a', 'b']) events.emit(resource(name, 'demo'), 'Normal', 'Created', 'x');
+    await w.settle();
+    await t.wake(-3_600_000); // an hour back; the sender wakes and asks again
+    expect(t.sleeps.map((x) => x.ms)).toEqual([200]);
+    await t.wake(200);
+    expect(w.calls).toHaveLength(2);
+    await w.settle();
+    await events.drain();
+  });
+
   it('sends Warnings before the Normal events that wait', async () => {
     const w = pausedWriter();
     const events = new EventRecorder(w.writer, recordingLogger().log);
