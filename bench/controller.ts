@@ -345,7 +345,7 @@ function histogramQuantile(
  * would block the controller's writes whenever the benchmark, busy on the same two cores, is slow to
  * read (Node writes to pipes synchronously), and charge that stall to the controller.
  */
-const LOG_DIR = mkdtempSync(join(tmpdir(), 'reconstruct-bench-'));
+let logDir: string | undefined;
 let logFiles = 0;
 
 class Controller {
@@ -369,14 +369,10 @@ class Controller {
     return readFileSync(this.logFile, 'utf8').split('\n').filter(Boolean);
   }
 
-  /** How many of them are errors. */
-  errors(): number {
-    return this.logs().filter((line) => line.includes('"level":"error"')).length;
-  }
-
   static async start(args: string[], nodeArgs: string[] = []): Promise<Controller> {
     const port = await freePort();
-    const logFile = join(LOG_DIR, `controller-${++logFiles}.log`);
+    logDir ??= mkdtempSync(join(tmpdir(), 'reconstruct-bench-'));
+    const logFile = join(logDir, `controller-${++logFiles}.log`);
     const stderr = openSync(logFile, 'w');
     const proc = spawn(
       process.execPath,
@@ -1111,10 +1107,12 @@ async function controllerPhase(
     clearInterval(progress);
     r.peakRssMB = Math.max(Number(r.peakRssMB ?? 0), a.peakRssKiB * KiB_TO_MB);
     await a.stop();
-    r.controllerErrorLines = a.errors();
-    if (a.errors() > 0)
+    const logs = a.logs();
+    const errors = logs.filter((line) => line.includes('"level":"error"'));
+    r.controllerErrorLines = errors.length;
+    if (errors.length > 0)
       log(
-        `controller A logged ${a.errors()} errors (${a.logFile}); last lines:\n${a.logs().slice(-5).join('\n')}`,
+        `controller A logged ${errors.length} errors (${a.logFile}); the last:\n${errors.slice(-5).join('\n')}`,
       );
   }
 }
@@ -1323,9 +1321,7 @@ function report(s: Settings, r: Results): string {
   const n = (v: unknown, digits = 0) =>
     typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : 'n/a';
   const yes = (ok: boolean) => (ok ? 'met' : 'NOT met');
-  const pairs = (r.overheadPairs as [number, number][] | undefined) ?? [
-    [Number(r.controllerAppliedSeconds), Number(r.directAppliedSeconds)],
-  ];
+  const pairs = r.overheadPairs as [number, number][];
   const ratios = pairs.map(([c, d]) => c / d);
   const ratio = median(ratios);
   r.overheadRatios = ratios;
@@ -1463,9 +1459,7 @@ function report(s: Settings, r: Results): string {
 
 /** CPU per process until the children were applied, summed over the pairs: controller runs / baseline runs. */
 function cpuRows(r: Results, pairs: [number, number][]): [string, string, string][] {
-  const cpuPairs = (r.cpuPairs as [CpuSpent, CpuSpent][] | undefined) ?? [
-    [r.controllerCpuUntilApplied as CpuSpent, r.directCpuUntilApplied as CpuSpent],
-  ];
+  const cpuPairs = r.cpuPairs as [CpuSpent, CpuSpent][];
   const total = (side: 0 | 1, name: string) =>
     cpuPairs.reduce((sum, pair) => sum + (pair[side]?.[name] ?? 0), 0);
   const names = [
@@ -1531,7 +1525,7 @@ async function main(): Promise<number> {
     return cleaning;
   };
   const abort = (why: string) => {
-    log(`${why}: stopping (the controllers' logs are in ${LOG_DIR})`);
+    log(`${why}: stopping${logDir ? ` (the controllers' logs are in ${logDir})` : ''}`);
     const hard = setTimeout(() => process.exit(1), 240_000);
     hard.unref();
     void cleanUp().finally(() => process.exit(1));
@@ -1569,10 +1563,7 @@ async function main(): Promise<number> {
     if (!s.overheadOnly) await steadyPhase(cluster, s, r);
     await wipe();
     await directPhase(cluster, observer, names, s, r);
-    const pairs: [number, number][] = [[Number(r.controllerAppliedSeconds), Number(r.directAppliedSeconds)]];
-    const cpuPairs: [CpuSpent, CpuSpent][] = [
-      [r.controllerCpuUntilApplied as CpuSpent, r.directCpuUntilApplied as CpuSpent],
-    ];
+    const pairs = [r];
     // More pairs, back to back: the machine's load moves, and a ratio of two runs made a minute apart is
     // only as good as the load was steady. Every other pair runs the baseline first, so that neither side
     // always runs on a cluster still settling from the other's deletions.
@@ -1591,15 +1582,15 @@ async function main(): Promise<number> {
         await wipe();
         await directPhase(cluster, observer, names, quick, ri);
       }
-      pairs.push([Number(ri.controllerAppliedSeconds), Number(ri.directAppliedSeconds)]);
-      cpuPairs.push([ri.controllerCpuUntilApplied as CpuSpent, ri.directCpuUntilApplied as CpuSpent]);
+      pairs.push(ri);
     }
-    r.overheadPairs = pairs;
-    r.cpuPairs = cpuPairs;
+    // Each pair: the two runs' seconds until the children were applied, and their CPU by process.
+    r.overheadPairs = pairs.map((x) => [Number(x.controllerAppliedSeconds), Number(x.directAppliedSeconds)]);
+    r.cpuPairs = pairs.map((x) => [x.controllerCpuUntilApplied, x.directCpuUntilApplied]);
   } finally {
     await cleanUp();
   }
-  rmSync(LOG_DIR, { recursive: true, force: true }); // kept when the run fails
+  if (logDir) rmSync(logDir, { recursive: true, force: true }); // kept when the run fails
   const table = report(s, r);
   process.stdout.write(`\n${table}\n`);
   if (s.json) writeFileSync(s.json, `${JSON.stringify({ settings: s, results: r }, null, 2)}\n`);
@@ -1613,7 +1604,7 @@ main().then(
   },
   (err: unknown) => {
     log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    log(`the controllers' logs are in ${LOG_DIR}`);
+    if (logDir) log(`the controllers' logs are in ${logDir}`);
     process.exitCode = 1;
     setTimeout(() => process.exit(1), 2000).unref();
   },

@@ -18,7 +18,7 @@ export interface InstallOptions {
 }
 
 export const INSTALL_NAME = 'reconstruct-controller';
-/** A smaller young generation: ~25 MB less RSS under bursts, no visible CPU cost (docs/BENCHMARKS.md). */
+/** A smaller young generation: ~25 MB less RSS under bursts, for ~10% more CPU in them (docs/BENCHMARKS.md). */
 export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=4';
 const HEALTH_PORT = 8081;
 const METRICS_PORT = 8080;

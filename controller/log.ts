@@ -61,27 +61,27 @@ let sharedStderr: ((line: string) => void) | undefined;
 
 /**
  * Lines to stderr, batched: the lines logged in one turn of the event loop go out in one write (a write
- * to a pipe is a system call, and a burst of reconciles logs a line per child), at the latest once 64 KB
- * wait. Whatever waits is written when the process exits, however it exits short of being killed.
+ * to a pipe is a system call, and a burst of reconciles logs a line per child), at the latest once 64 K
+ * characters wait. Whatever waits is written when the process exits, however it exits short of being killed.
  */
 function stderrWriter(): (line: string) => void {
   if (sharedStderr) return sharedStderr;
   let waiting: string[] = [];
-  let bytes = 0;
+  let size = 0; // characters waiting
   let scheduled = false;
   const flush = () => {
     scheduled = false;
     if (waiting.length === 0) return;
     const text = waiting.join('');
     waiting = [];
-    bytes = 0;
+    size = 0;
     process.stderr.write(text);
   };
   process.on('exit', flush);
   sharedStderr = (line) => {
     waiting.push(line);
-    bytes += line.length;
-    if (bytes >= 64 * 1024) flush();
+    size += line.length;
+    if (size >= 64 * 1024) flush();
     else if (!scheduled) {
       scheduled = true;
       setImmediate(flush);

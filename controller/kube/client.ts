@@ -544,7 +544,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /**
  * The CA, certificate and key as one secure context, made once. Given as they are, an https.Agent copies
  * them into every request's options and builds its pool key from them (several KB of base64 turned into a
- * string per request): a quarter of a request's CPU. With a context, the key is the host and port.
+ * string per request): 13% of a request's CPU. With a context, the key is the host and port.
  */
 function withSecureContext(tlsOptions: https.AgentOptions): https.AgentOptions {
   const { ca, cert, key, pfx, passphrase, ...rest } = tlsOptions;
