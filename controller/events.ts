@@ -25,7 +25,7 @@ export interface EventRecorderOptions {
   maxPending?: number;
   /** Whether reconciles are waiting (the work queue is not empty). Default: never. */
   busy?: () => boolean;
-  /** While busy, at most one event per this many ms. Default: 200 (5 per second). */
+  /** While busy, at most one event per this many ms. Default: 1000 (one per second). */
   busyIntervalMs?: number;
   /** How the sender waits for its next turn while busy (for tests). Default: setTimeout. */
   sleep?: (ms: number) => Promise<void>;
@@ -63,7 +63,7 @@ export class EventRecorder {
     this.now = options.now ?? Date.now;
     this.maxPending = options.maxPending ?? 1000;
     this.busy = options.busy ?? (() => false);
-    this.busyIntervalMs = options.busyIntervalMs ?? 200;
+    this.busyIntervalMs = options.busyIntervalMs ?? 1000;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 

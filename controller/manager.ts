@@ -1,7 +1,8 @@
 /**
  * Wires the informers, the work queue and the reconciler for every registered kind: resource events
  * enqueue the resource, child events enqueue their controller owner, a kind's extra watches enqueue what
- * they name, and a periodic resync enqueues everything.
+ * they name, and a periodic resync enqueues everything. Only the resource's own events use the queue's
+ * normal lane; the rest refresh, in the background lane (see WorkQueue).
  */
 import { kinds, lookupKind, type KindDefinition } from '../constructs/registry';
 import { LABEL_MANAGED_BY, LABEL_PART_OF, MANAGER } from '../constructs/resource';
@@ -155,7 +156,7 @@ export class Manager implements ClusterView {
           { labelSelector, indexLabels, metadataOnly },
           (obj) => {
             for (const owner of watch.owners(obj)) {
-              if (owner.name) this.queue.add(queueKey(definition, owner.namespace, owner.name));
+              if (owner.name) this.queue.add(queueKey(definition, owner.namespace, owner.name), 'background');
             }
           },
           metadataOnly ? worthReconciling : undefined,
@@ -171,6 +172,7 @@ export class Manager implements ClusterView {
       if (definition) {
         this.queue.add(
           queueKey(definition, definition.namespaced ? obj.metadata.namespace : undefined, ref.name),
+          'background',
         );
       }
     }
@@ -222,11 +224,11 @@ export class Manager implements ClusterView {
     await Promise.all(this.all().map((informer) => informer.waitForSync(signal)));
   }
 
-  /** Enqueues every resource, as a periodic resync does. */
+  /** Enqueues every resource, as a periodic resync does (in the background lane: nothing changed). */
   enqueueAll(): void {
     for (const definition of kinds) {
       for (const obj of this.list(definition)) {
-        this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name));
+        this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name), 'background');
       }
     }
   }

@@ -3,26 +3,44 @@
  * events, so a burst of changes to one object collapses into one reconcile; a key is never handed
  * to two workers at once; a key added while it is being processed is processed again once `done`;
  * failures are retried with per-key exponential backoff.
+ *
+ * And two lanes, which client-go does not have. A change to a resource itself (new, spec edited,
+ * deleted) goes in the `normal` lane; what only refreshes a resource (a child's or a pod's event, a
+ * resync, a periodic recheck) goes in the `background` lane, handed out when no normal key waits. In a
+ * burst of new resources their children come first, and the status writes their children's events
+ * bring come after, instead of competing with them for the workers and the API server. A background
+ * key that has waited `maxBackgroundWaitMs` goes first, so a stream of changes never starves it.
  */
+
+/** `normal`: the resource itself changed. `background`: something only worth a refresh. */
+export type Lane = 'normal' | 'background';
 
 export interface WorkQueueOptions {
   /** Delay of the first rate-limited retry of a key; doubles on each failure. Default: 5 ms. */
   baseDelayMs?: number;
   /** Cap of the per-key backoff. Default: 300 000 ms (5 minutes), as client-go. */
   maxDelayMs?: number;
+  /** How long a background key may wait behind normal ones before it goes first. Default: 10 000 ms. */
+  maxBackgroundWaitMs?: number;
+  /** The clock of maxBackgroundWaitMs (tests). */
+  now?: () => number;
 }
 
 export class WorkQueue {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
-  /** Keys ready to be handed out, in order. */
-  private readonly queue: string[] = [];
-  /** Keys that need processing: queued, or added again while being processed. */
-  private readonly dirty = new Set<string>();
+  private readonly maxBackgroundWaitMs: number;
+  private readonly now: () => number;
+  /** Keys ready to be handed out, in order (a Set keeps insertion order and deletes in O(1)). */
+  private readonly normal = new Set<string>();
+  /** Background keys ready to be handed out, in order, with the time each was queued. */
+  private readonly background = new Map<string, number>();
+  /** Keys that need processing, and their lane: queued, or added again while being processed. */
+  private readonly dirty = new Map<string, Lane>();
   /** Keys handed out and not yet `done`. */
   private readonly processing = new Set<string>();
-  /** Keys waiting for addAfter's delay: when they are due and their timer. */
-  private readonly waiting = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** Keys waiting for addAfter's delay: when they are due, their lane and their timer. */
+  private readonly waiting = new Map<string, { at: number; lane: Lane; timer: NodeJS.Timeout }>();
   private readonly failures = new Map<string, number>();
   private readonly getters: (() => void)[] = [];
   private drainers: (() => void)[] = [];
@@ -31,35 +49,57 @@ export class WorkQueue {
   constructor(options: WorkQueueOptions = {}) {
     this.baseDelayMs = options.baseDelayMs ?? 5;
     this.maxDelayMs = options.maxDelayMs ?? 300_000;
+    this.maxBackgroundWaitMs = options.maxBackgroundWaitMs ?? 10_000;
+    this.now = options.now ?? Date.now;
   }
 
-  /** Queues the key, unless it is queued already; if it is being processed, it is queued again once done. */
-  add(key: string): void {
-    if (this.shuttingDown || this.dirty.has(key)) return;
-    this.dirty.add(key);
+  /**
+   * Queues the key in the lane, unless it is queued already (a background key added to the normal lane
+   * moves there); if it is being processed, it is queued again once done.
+   */
+  add(key: string, lane: Lane = 'normal'): void {
+    if (this.shuttingDown) return;
+    const was = this.dirty.get(key);
+    if (was === lane || was === 'normal') return;
+    this.dirty.set(key, lane);
     if (this.processing.has(key)) return;
-    this.queue.push(key);
+    if (was === 'background') this.background.delete(key);
+    this.enqueue(key, lane);
+  }
+
+  private enqueue(key: string, lane: Lane): void {
+    if (lane === 'normal') this.normal.add(key);
+    else this.background.set(key, this.now());
     this.getters.shift()?.();
   }
 
-  /** Adds the key after the delay. A key already waiting keeps the earlier of the two times. */
-  addAfter(key: string, delayMs: number): void {
+  /**
+   * Adds the key after the delay. A key already waiting keeps the earlier of the two times, and the normal
+   * lane if either asked for it.
+   */
+  addAfter(key: string, delayMs: number, lane: Lane = 'normal'): void {
     if (this.shuttingDown) return;
     if (!(delayMs > 0)) {
-      this.add(key);
+      this.add(key, lane);
       return;
     }
     const at = Date.now() + delayMs;
     const pending = this.waiting.get(key);
     if (pending) {
+      if (lane === 'normal') pending.lane = 'normal';
       if (pending.at <= at) return;
       clearTimeout(pending.timer);
+      if (pending.lane === 'normal') lane = 'normal';
     }
-    const timer = setTimeout(() => {
-      this.waiting.delete(key);
-      this.add(key);
-    }, delayMs);
-    this.waiting.set(key, { at, timer });
+    const entry = {
+      at,
+      lane,
+      timer: setTimeout(() => {
+        this.waiting.delete(key);
+        this.add(key, entry.lane);
+      }, delayMs),
+    };
+    this.waiting.set(key, entry);
   }
 
   /** Adds the key after its backoff: baseDelayMs * 2^(failures so far), capped at maxDelayMs. */
@@ -87,23 +127,33 @@ export class WorkQueue {
 
   /** Next key to process, or undefined once shut down and drained. */
   async get(): Promise<string | undefined> {
-    while (this.queue.length === 0 && !this.shuttingDown) {
+    while (this.length === 0 && !this.shuttingDown) {
       await new Promise<void>((resolve) => this.getters.push(resolve));
     }
-    const key = this.queue.shift();
+    const key = this.next();
     if (key === undefined) return undefined;
     this.processing.add(key);
     this.dirty.delete(key);
     return key;
   }
 
-  /** Marks the key as processed; if it was added meanwhile, it is queued again. */
+  /** The first normal key, unless the oldest background key has waited too long or no normal key waits. */
+  private next(): string | undefined {
+    const [oldest] = this.background;
+    if (oldest && (this.normal.size === 0 || this.now() - oldest[1] >= this.maxBackgroundWaitMs)) {
+      this.background.delete(oldest[0]);
+      return oldest[0];
+    }
+    const [key] = this.normal;
+    if (key !== undefined) this.normal.delete(key);
+    return key;
+  }
+
+  /** Marks the key as processed; if it was added meanwhile, it is queued again, in its lane. */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
-    if (this.dirty.has(key)) {
-      this.queue.push(key);
-      this.getters.shift()?.();
-    }
+    const lane = this.dirty.get(key);
+    if (lane) this.enqueue(key, lane);
     if (this.processing.size === 0) {
       const drainers = this.drainers;
       this.drainers = [];
@@ -111,9 +161,9 @@ export class WorkQueue {
     }
   }
 
-  /** Keys ready to be processed (not those waiting for a delay nor those being processed). */
+  /** Keys ready to be processed, both lanes (not those waiting for a delay nor those being processed). */
   get length(): number {
-    return this.queue.length;
+    return this.normal.size + this.background.size;
   }
 
   /** Keys being processed right now. */
@@ -166,7 +216,9 @@ export async function runWorkers(
       try {
         const result = await handle(key);
         queue.forget(key);
-        if (result && result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+        // A recheck the handler asked for refreshes; it does not go before changes.
+        if (result && result.requeueAfterMs !== undefined)
+          queue.addAfter(key, result.requeueAfterMs, 'background');
       } catch (err) {
         try {
           onError(key, err);

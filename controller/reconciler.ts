@@ -131,6 +131,7 @@ export class Reconciler {
     const failures: string[] = [];
     const wanted = new Set<string>();
     const changes = { Created: [] as string[], Updated: [] as string[] };
+    const created: string[] = [];
     await Promise.all(
       desired.map(async (child) => {
         const type = childType(definition, child);
@@ -156,11 +157,14 @@ export class Reconciler {
           failures.push(`apply ${child.kind} ${childName}: ${String(err)}`);
           return;
         }
-        const verb = live ? 'Updated' : 'Created';
-        log.info(`${verb.toLowerCase()} child`, { child: `${child.kind}/${childName}`, why });
-        changes[verb].push(`${child.kind} ${childName}`);
+        // A changed child is logged with what differed; new ones in one line per reconcile (a burst of new
+        // resources logs one line each, not one per child).
+        if (live) log.info('updated child', { child: `${child.kind}/${childName}`, why });
+        else created.push(`${child.kind}/${childName}`);
+        changes[live ? 'Updated' : 'Created'].push(`${child.kind} ${childName}`);
       }),
     );
+    if (created.length > 0) log.info('created children', { children: created.sort() });
     // One event per kind of change and reconcile, not one per child: fewer writes, same story.
     for (const verb of ['Created', 'Updated'] as const) {
       if (changes[verb].length > 0) {

@@ -46,6 +46,68 @@ describe('WorkQueue', () => {
     await expect(next).resolves.toBe('x');
   });
 
+  describe('lanes', () => {
+    test('normal keys go before background keys, each lane in order', async () => {
+      const q = new WorkQueue();
+      q.add('refresh-1', 'background');
+      q.add('new-1');
+      q.add('refresh-2', 'background');
+      q.add('new-2');
+      expect(q.length).toBe(4);
+      const order = [];
+      for (let i = 0; i < 4; i++) order.push(await q.get());
+      expect(order).toEqual(['new-1', 'new-2', 'refresh-1', 'refresh-2']);
+    });
+
+    test('a background key added normally moves to the normal lane; the reverse changes nothing', async () => {
+      const q = new WorkQueue();
+      q.add('a');
+      q.add('b', 'background');
+      q.add('b');
+      q.add('a', 'background');
+      q.add('c', 'background');
+      expect(q.length).toBe(3);
+      expect([await q.get(), await q.get(), await q.get()]).toEqual(['a', 'b', 'c']);
+    });
+
+    test('a key re-added while processing comes back in the lane it was re-added in', async () => {
+      const q = new WorkQueue();
+      q.add('a');
+      q.add('z', 'background');
+      expect(await q.get()).toBe('a');
+      q.add('a', 'background');
+      q.done('a');
+      expect(await q.get()).toBe('z');
+      expect(await q.get()).toBe('a');
+      q.done('a');
+      q.add('b', 'background');
+      expect(await q.get()).toBe('b');
+      q.add('b', 'background');
+      q.add('b');
+      q.add('y', 'background');
+      q.done('b');
+      expect(await q.get()).toBe('b');
+    });
+
+    test('a background key that waited maxBackgroundWaitMs goes before normal keys', async () => {
+      let now = 0;
+      const q = new WorkQueue({ maxBackgroundWaitMs: 1000, now: () => now });
+      q.add('old', 'background');
+      now = 500;
+      q.add('young', 'background');
+      q.add('new-1');
+      q.add('new-2');
+      q.add('new-3');
+      expect(await q.get()).toBe('new-1');
+      now = 1000;
+      expect(await q.get()).toBe('old');
+      expect(await q.get()).toBe('new-2');
+      now = 1500;
+      expect(await q.get()).toBe('young');
+      expect(await q.get()).toBe('new-3');
+    });
+  });
+
   describe('with fake timers', () => {
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
@@ -65,6 +127,24 @@ describe('WorkQueue', () => {
       q.addAfter('b', 50);
       jest.advanceTimersByTime(50);
       expect(q.length).toBe(2);
+    });
+
+    test('addAfter keeps its lane; a waiting key asked for again in the normal lane comes in it', async () => {
+      const q = new WorkQueue();
+      q.addAfter('later', 100, 'background');
+      q.addAfter('promoted', 100, 'background');
+      q.addAfter('promoted', 300);
+      q.addAfter('earlier', 200);
+      q.addAfter('earlier', 50, 'background');
+      jest.advanceTimersByTime(100);
+      q.add('now');
+      expect(q.length).toBe(4);
+      expect([await q.get(), await q.get(), await q.get(), await q.get()]).toEqual([
+        'earlier',
+        'promoted',
+        'now',
+        'later',
+      ]);
     });
 
     test('addAfter with no delay adds at once', () => {
