@@ -8,8 +8,8 @@
  * deleted) goes in the `normal` lane; what only refreshes a resource (a child's or a pod's event, a
  * resync, a periodic recheck) goes in the `background` lane, handed out when no normal key waits. In a
  * burst of new resources their children come first, and the status writes their children's events
- * bring come after, instead of competing with them for the workers and the API server. A background
- * key that has waited `maxBackgroundWaitMs` goes first, so a stream of changes never starves it.
+ * bring come after, instead of competing with them for the workers and the API server. Background keys
+ * that have waited `maxBackgroundWaitMs` take every other turn, so a stream of changes never starves them.
  */
 
 /** `normal`: the resource itself changed. `background`: something only worth a refresh. */
@@ -20,7 +20,10 @@ export interface WorkQueueOptions {
   baseDelayMs?: number;
   /** Cap of the per-key backoff. Default: 300 000 ms (5 minutes), as client-go. */
   maxDelayMs?: number;
-  /** How long a background key may wait behind normal ones before it goes first. Default: 10 000 ms. */
+  /**
+   * How long a background key may wait behind normal ones before it takes every other turn. Default:
+   * 30 000 ms, longer than a burst of 1,000 new resources takes here (25 s).
+   */
   maxBackgroundWaitMs?: number;
   /** The clock of maxBackgroundWaitMs (tests). */
   now?: () => number;
@@ -42,6 +45,8 @@ export class WorkQueue {
   /** Keys waiting for addAfter's delay: when they are due, their lane and their timer. */
   private readonly waiting = new Map<string, { at: number; lane: Lane; timer: NodeJS.Timeout }>();
   private readonly failures = new Map<string, number>();
+  /** Whether the last key handed out was a background one (overdue ones alternate with normal ones). */
+  private lastWasBackground = false;
   private readonly getters: (() => void)[] = [];
   private drainers: (() => void)[] = [];
   private shuttingDown = false;
@@ -49,7 +54,7 @@ export class WorkQueue {
   constructor(options: WorkQueueOptions = {}) {
     this.baseDelayMs = options.baseDelayMs ?? 5;
     this.maxDelayMs = options.maxDelayMs ?? 300_000;
-    this.maxBackgroundWaitMs = options.maxBackgroundWaitMs ?? 10_000;
+    this.maxBackgroundWaitMs = options.maxBackgroundWaitMs ?? 30_000;
     this.now = options.now ?? Date.now;
   }
 
@@ -137,15 +142,21 @@ export class WorkQueue {
     return key;
   }
 
-  /** The first normal key, unless the oldest background key has waited too long or no normal key waits. */
+  /**
+   * The first normal key; the oldest background key when no normal key waits, or every other turn once it
+   * has waited maxBackgroundWaitMs (overdue refreshes then share the workers with changes, half and half).
+   */
   private next(): string | undefined {
     const [oldest] = this.background;
-    if (oldest && (this.normal.size === 0 || this.now() - oldest[1] >= this.maxBackgroundWaitMs)) {
+    const overdue = oldest !== undefined && this.now() - oldest[1] >= this.maxBackgroundWaitMs;
+    if (oldest && (this.normal.size === 0 || (overdue && !this.lastWasBackground))) {
       this.background.delete(oldest[0]);
+      this.lastWasBackground = true;
       return oldest[0];
     }
     const [key] = this.normal;
     if (key !== undefined) this.normal.delete(key);
+    this.lastWasBackground = false;
     return key;
   }
 

@@ -89,6 +89,17 @@ describe('WorkQueue', () => {
       expect(await q.get()).toBe('b');
     });
 
+    test('overdue background keys take every other turn while normal keys wait', async () => {
+      let now = 0;
+      const q = new WorkQueue({ maxBackgroundWaitMs: 1000, now: () => now });
+      for (const key of ['b1', 'b2', 'b3']) q.add(key, 'background');
+      for (const key of ['n1', 'n2', 'n3', 'n4']) q.add(key);
+      now = 1000;
+      const order = [];
+      for (let i = 0; i < 7; i++) order.push(await q.get());
+      expect(order).toEqual(['b1', 'n1', 'b2', 'n2', 'b3', 'n3', 'n4']);
+    });
+
     test('a background key that waited maxBackgroundWaitMs goes before normal keys', async () => {
       let now = 0;
       const q = new WorkQueue({ maxBackgroundWaitMs: 1000, now: () => now });
