@@ -1461,10 +1461,8 @@ function report(s: Settings, r: Results): string {
 function cpuRows(r: Results, pairs: [number, number][]): [string, string, string][] {
   const cpuPairs = r.cpuPairs as [CpuSpent, CpuSpent][];
   const total = (side: 0 | 1, name: string) =>
-    cpuPairs.reduce((sum, pair) => sum + (pair[side]?.[name] ?? 0), 0);
-  const names = [
-    ...new Set(cpuPairs.flatMap(([c, d]) => [...Object.keys(c ?? {}), ...Object.keys(d ?? {})])),
-  ];
+    cpuPairs.reduce((sum, pair) => sum + (pair[side][name] ?? 0), 0);
+  const names = [...new Set(cpuPairs.flatMap(([c, d]) => [...Object.keys(c), ...Object.keys(d)]))];
   if (names.length === 0) return [];
   const seconds = (side: 0 | 1) => pairs.reduce((sum, pair) => sum + pair[side], 0);
   const busy = (side: 0 | 1) => names.reduce((sum, name) => sum + total(side, name), 0) / seconds(side);

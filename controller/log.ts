@@ -61,7 +61,7 @@ let sharedStderr: ((line: string) => void) | undefined;
 
 /**
  * Lines to stderr, batched: the lines logged in one turn of the event loop go out in one write (a write
- * to a pipe is a system call, and a burst of reconciles logs a line per child), at the latest once 64 K
+ * to a pipe is a system call, and a burst of reconciles logs a line per resource), at the latest once 64 K
  * characters wait. Whatever waits is written when the process exits, however it exits short of being killed.
  */
 function stderrWriter(): (line: string) => void {

@@ -25,7 +25,7 @@ export interface WorkQueueOptions {
    * 30 000 ms, longer than a burst of 1,000 new resources takes here (25 s).
    */
   maxBackgroundWaitMs?: number;
-  /** The clock of maxBackgroundWaitMs (tests). */
+  /** The clock (ms) of maxBackgroundWaitMs and addAfter's due times. Default: Date.now. */
   now?: () => number;
 }
 
@@ -88,13 +88,13 @@ export class WorkQueue {
       this.add(key, lane);
       return;
     }
-    const at = Date.now() + delayMs;
+    const at = this.now() + delayMs;
     const pending = this.waiting.get(key);
     if (pending) {
-      if (lane === 'normal') pending.lane = 'normal';
+      if (pending.lane === 'normal') lane = 'normal';
+      pending.lane = lane;
       if (pending.at <= at) return;
       clearTimeout(pending.timer);
-      if (pending.lane === 'normal') lane = 'normal';
     }
     const entry = {
       at,

@@ -131,7 +131,6 @@ export class Reconciler {
     const failures: string[] = [];
     const wanted = new Set<string>();
     const changes = { Created: [] as string[], Updated: [] as string[] };
-    const created: string[] = [];
     await Promise.all(
       desired.map(async (child) => {
         const type = childType(definition, child);
@@ -157,18 +156,19 @@ export class Reconciler {
           failures.push(`apply ${child.kind} ${childName}: ${String(err)}`);
           return;
         }
-        // A changed child is logged with what differed; new ones in one line per reconcile (a burst of new
-        // resources logs one line each, not one per child).
+        // A changed child is logged with what differed; new ones below, in one line per reconcile (a burst
+        // of new resources logs one line each, not one per child).
         if (live) log.info('updated child', { child: `${child.kind}/${childName}`, why });
-        else created.push(`${child.kind}/${childName}`);
         changes[live ? 'Updated' : 'Created'].push(`${child.kind} ${childName}`);
       }),
     );
-    if (created.length > 0) log.info('created children', { children: created.sort() });
+    changes.Created.sort();
+    changes.Updated.sort();
+    if (changes.Created.length > 0) log.info('created children', { children: changes.Created });
     // One event per kind of change and reconcile, not one per child: fewer writes, same story.
     for (const verb of ['Created', 'Updated'] as const) {
       if (changes[verb].length > 0) {
-        this.events.emit(resource, 'Normal', verb, `${verb} ${changes[verb].sort().join(', ')}`);
+        this.events.emit(resource, 'Normal', verb, `${verb} ${changes[verb].join(', ')}`);
       }
     }
 
