@@ -52,16 +52,22 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { DEPLOYMENT, SERVICE, lookupKind } from '../constructs/registry';
-import type { CustomResource, Manifest } from '../constructs/resource';
-import { synthesize } from '../constructs/synthesize';
+import {
+  DEPLOYMENT,
+  SERVICE,
+  memcachedKind,
+  synthesize,
+  type CustomResource,
+  type Manifest,
+  type MemcachedSpec,
+} from '../constructs';
 import { withAppliedHash } from '../controller/converge';
 import { Informer, type KubeObject } from '../controller/informer';
 import { CONTROLLER_NODE_OPTIONS } from '../controller/install';
 import { freePort } from '../controller/server';
 import { ApiError, type KubeClient, loadClient } from '../controller/kube/client';
-import { NAMESPACE, NODE, POD, type ResourceType, resourcePath } from '../controller/kube/paths';
-import type { MemcachedSpec } from '../crds/types.generated';
+import { NAMESPACE, NODE, POD } from '../constructs/kit';
+import { type ResourceType, resourcePath } from '../controller/kube/paths';
 
 const CLI = join(__dirname, '../cli/main.js');
 
@@ -156,11 +162,7 @@ function settings(): Settings | undefined {
 // ---------------------------------------------------------------------------------------------------
 // Small helpers
 
-const MEMCACHED = (() => {
-  const kind = lookupKind('cache.example.com/v1alpha1', 'Memcached');
-  if (!kind) throw new Error('Memcached is not registered');
-  return kind;
-})();
+const MEMCACHED = memcachedKind;
 const REPLICA_SET: ResourceType = { apiVersion: 'apps/v1', plural: 'replicasets', namespaced: true };
 const ENDPOINT_SLICE: ResourceType = {
   apiVersion: 'discovery.k8s.io/v1',
@@ -1240,7 +1242,7 @@ async function directPhase(
         metadata: item.obj.metadata,
       } as CustomResource;
       const started = now();
-      const children = synthesize(resource, { owner: { uid: item.obj.metadata.uid ?? '' } });
+      const children = synthesize(MEMCACHED, resource, { owner: { uid: item.obj.metadata.uid ?? '' } });
       await Promise.all(
         children.map(async (c) => {
           const sent = now();
@@ -1288,7 +1290,7 @@ async function directPhase(
     const latencies: number[] = [];
     for (const name of updateTargets(names, s.updates)) {
       const { started, patched, seen } = await patchNextSize(cluster, observer, name, s);
-      const [deployment] = synthesize(patched as unknown as CustomResource, {
+      const [deployment] = synthesize(MEMCACHED, patched as unknown as CustomResource<MemcachedSpec>, {
         owner: { uid: patched.metadata.uid ?? '' },
       }).filter((c) => c.kind === 'Deployment');
       await cluster.apply(deployment);

@@ -13,9 +13,20 @@
 import { App, Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { cpus, loadavg } from 'node:os';
-import type { CustomResource } from '../constructs/resource';
-import { resourceChart, synthesize } from '../constructs/synthesize';
-import type { BalancerSpec, DatabaseManagerSpec, MemcachedSpec, NodePoolSpec } from '../crds/types.generated';
+import {
+  balancerKind,
+  databaseManagerKind,
+  memcachedKind,
+  nodePoolKind,
+  resourceChart,
+  synthesize,
+  type BalancerSpec,
+  type CustomResource,
+  type DatabaseManagerSpec,
+  type Kind,
+  type MemcachedSpec,
+  type NodePoolSpec,
+} from '../constructs';
 
 /** Resources per round and kind. */
 const COUNT = Number(process.env.BENCH_COUNT ?? 1000);
@@ -112,23 +123,25 @@ function baseline(i: number): unknown[] {
 
 interface Case {
   readonly name: string;
+  readonly kind?: Kind;
   /** The `i`-th resource, for the kinds; absent for the baseline. */
   readonly resource?: (i: number) => CustomResource;
   /** Synthesizes the `i`-th resource; returns the children. */
   readonly run: (i: number) => unknown[];
 }
 
-const kind = (name: string, resource: (i: number) => CustomResource): Case => ({
-  name,
-  resource,
-  run: (i) => synthesize(resource(i), { owner: OWNER }),
+const kind = <Spec>(k: Kind<Spec>, resource: (i: number) => CustomResource<Spec>): Case => ({
+  name: k.kind,
+  kind: k,
+  resource: resource,
+  run: (i) => synthesize(k, resource(i), { owner: OWNER }),
 });
 
 const cases: Case[] = [
-  kind('Memcached', memcached),
-  kind('NodePool', nodePool),
-  kind('DatabaseManager', databaseManager),
-  kind('Balancer', balancer),
+  kind(memcachedKind, memcached),
+  kind(nodePoolKind, nodePool),
+  kind(databaseManagerKind, databaseManager),
+  kind(balancerKind, balancer),
   { name: 'baseline: kplus Deployment + Service', run: baseline },
 ];
 
@@ -191,15 +204,15 @@ function round(c: Case, first: number): Round {
  * and toJson. Medians, so that a collection or a neighbour landing in one phase does not skew it.
  */
 function phases(c: Case): string {
-  const resource = c.resource;
-  if (!resource) return '';
+  const { resource, kind: k } = c;
+  if (!resource || !k) return '';
   const spent: Record<'app' | 'build' | 'toJson', number[]> = { app: [], build: [], toJson: [] };
   for (let i = 0; i < COUNT; i++) {
     const r = resource(i);
     const t0 = process.hrtime.bigint();
     const app = new App();
     const t1 = process.hrtime.bigint();
-    const chart = resourceChart(app, 'resource', r, { owner: OWNER });
+    const chart = resourceChart(app, 'resource', k, r, { owner: OWNER });
     const t2 = process.hrtime.bigint();
     chart.toJson();
     const t3 = process.hrtime.bigint();

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { synthCommand } from '../synth/command';
-import { installCommand } from '../synth/install-command';
 import { version } from '../package.json';
+import { installCommand } from './install';
+import { synthCommand } from './synth';
 
 const HELP = `Usage: reconstruct COMMAND [options]
 
@@ -11,8 +11,12 @@ Commands:
   synth PATH...   render custom-resource YAML to plain Kubernetes manifests, offline
   controller      run the operator against a cluster
   install         render the manifests that install the operator into a cluster
+  gen             write the CRD YAML and spec types derived from kind definitions
+  cluster         a local Kubernetes control plane for tests (up, down, run)
+  version         print the version
   help            show this help
 
+Every command takes --kinds MODULE to work with kinds defined outside the package.
 Run 'reconstruct COMMAND --help' for a command's options.
 `;
 
@@ -29,8 +33,17 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'controller': {
       // Loaded on demand: only the controller needs the Kubernetes client.
-      const { controllerCommand } = await import('../controller/main');
+      const { controllerCommand } = await import('./controller');
       return controllerCommand(rest);
+    }
+    case 'gen': {
+      // Loaded on demand: the type generator is large and only `gen` needs it.
+      const { genCommand } = await import('./gen');
+      return genCommand(rest);
+    }
+    case 'cluster': {
+      const { clusterCommand } = await import('./cluster-command');
+      return clusterCommand(rest);
     }
     case undefined:
     case 'help':

@@ -1,7 +1,7 @@
+/** The constructs: the kit to define kinds with, and the built-in kinds defined with it. */
+export * from './kit';
 export * from './balancer';
+export * from './builtin';
 export * from './database-manager';
 export * from './memcached';
 export * from './node-pool';
-export * from './registry';
-export * from './resource';
-export * from './synthesize';

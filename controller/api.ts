@@ -1,5 +1,5 @@
 /** The requests the reconciler makes beyond its caches: writes, and the odd read to check for a foreign object. */
-import type { CustomResource, Manifest } from '../constructs/resource';
+import type { CustomResource, Manifest } from '../constructs/kit';
 import { ApiError, type KubeClient } from './kube/client';
 import { resourcePath, type ResourceType } from './kube/paths';
 

@@ -8,8 +8,8 @@
  * "contained" in the live object and only a new apply makes server-side apply remove it.
  */
 import { createHash } from 'node:crypto';
-import type { Manifest } from '../constructs/resource';
-import { parseQuantity } from './quantity';
+import type { Manifest } from '../constructs/kit';
+import { parseQuantity } from '../constructs/kit/quantity';
 
 /** The annotation holding the hash of the last applied desired object. */
 export const APPLIED_HASH_ANNOTATION = 'reconstruct.dev/applied-hash';

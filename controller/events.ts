@@ -6,10 +6,10 @@
  * rest follow once the queue is empty. A burst of new resources then costs the API server and etcd one
  * write per child, not one more per resource, until the children are there; nobody waits for an event.
  */
-import type { CustomResource } from '../constructs/resource';
+import type { CustomResource } from '../constructs/kit';
 import type { Writer } from './api';
 import { isNamespaceTerminating } from './kube/client';
-import { EVENT } from './kube/paths';
+import { EVENT } from '../constructs/kit/api-kind';
 import type { Logger } from './log';
 
 export type EventType = 'Normal' | 'Warning';

@@ -9,25 +9,9 @@ import { ApiError, isGone, type KubeClient, type WatchEvent } from './kube/clien
 import { resourcePath, type ResourceType } from './kube/paths';
 import { nullLogger, type Logger } from './log';
 import { sleep } from './abortable';
+import type { KubeObject, LabelMatch } from '../constructs/kit';
 
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
-    deletionTimestamp?: string;
-    finalizers?: string[];
-    [k: string]: unknown;
-  };
-  [k: string]: unknown;
-}
+export type { KubeObject, LabelMatch };
 
 /** Called synchronously, in event order; an exception is logged and does not stop the informer. */
 export interface InformerHandlers<T> {
@@ -63,12 +47,6 @@ export interface InformerOptions {
   transform?: (obj: KubeObject) => KubeObject;
   /** Label keys to index: `list(namespace, { label, value })` on them is a lookup, not a scan. */
   indexLabels?: string[];
-}
-
-/** An equality selector on one label, as `list` takes it. */
-export interface LabelMatch {
-  label: string;
-  value: string;
 }
 
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';

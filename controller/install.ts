@@ -5,16 +5,20 @@
  * security context. `reconstruct install` prints it; `kubectl apply -f` installs it.
  */
 import { ApiObject, App, Chart } from 'cdk8s';
-import { crds } from '../crds';
+import type { Kind } from '../constructs/kit';
 import { clusterRules, leaseRules } from './permissions';
 
 export interface InstallOptions {
+  /** The kinds the operator runs: their CRDs are installed and the ClusterRole grants what they need. */
+  readonly kinds: readonly Kind[];
   /** @default reconstruct-system */
   readonly namespace?: string;
   /** @default reconstruct:<package version> */
   readonly image?: string;
   /** @default 2 */
   readonly replicas?: number;
+  /** Extra arguments of `reconstruct controller`, e.g. the `--kinds` the image runs. */
+  readonly controllerArgs?: readonly string[];
 }
 
 export const INSTALL_NAME = 'reconstruct-controller';
@@ -32,7 +36,7 @@ export function installManifests(options: InstallOptions & { version: string }):
     props: Record<string, unknown> & { apiVersion: string; kind: string; metadata: object },
   ) => new ApiObject(chart, id, props);
 
-  crds.forEach((crd, i) => object(`crd-${i}`, { ...crd }));
+  options.kinds.forEach((kind, i) => object(`crd-${i}`, { ...kind.crd }));
   object('namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels } });
   object('service-account', {
     apiVersion: 'v1',
@@ -43,7 +47,7 @@ export function installManifests(options: InstallOptions & { version: string }):
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: { name: INSTALL_NAME, labels },
-    rules: clusterRules(),
+    rules: clusterRules(options.kinds),
   });
   object('cluster-role-binding', {
     apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -100,6 +104,7 @@ export function installManifests(options: InstallOptions & { version: string }):
                 `--health-addr=0.0.0.0:${HEALTH_PORT}`,
                 `--metrics-addr=0.0.0.0:${METRICS_PORT}`,
                 '--log-format=json',
+                ...(options.controllerArgs ?? []),
               ],
               env: [{ name: 'NODE_OPTIONS', value: CONTROLLER_NODE_OPTIONS }],
               ports: [

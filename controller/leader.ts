@@ -8,7 +8,8 @@
  * both win.
  */
 import { ApiError, isConflict, isNotFound, type KubeClient } from './kube/client';
-import { LEASE, resourcePath } from './kube/paths';
+import { LEASE } from '../constructs/kit/api-kind';
+import { resourcePath } from './kube/paths';
 import { nullLogger, type Logger } from './log';
 import { sleep } from './abortable';
 

@@ -4,12 +4,19 @@
  * they name, and a periodic resync enqueues everything. Only the resource's own events use the queue's
  * normal lane; the rest refresh, in the background lane (see WorkQueue).
  */
-import { kinds, lookupKind, type KindDefinition } from '../constructs/registry';
-import { LABEL_MANAGED_BY, LABEL_PART_OF, MANAGER } from '../constructs/resource';
+import {
+  LABEL_MANAGED_BY,
+  LABEL_PART_OF,
+  MANAGER,
+  type ClusterView,
+  type Kind,
+  type KindRegistry,
+  type KubeObject,
+  type LabelMatch,
+} from '../constructs/kit';
 import { Writer } from './api';
 import { EventRecorder } from './events';
-import { Informer, type InformerOptions, type KubeObject, type LabelMatch } from './informer';
-import { behaviours, type ClusterView } from './kinds';
+import { Informer, type InformerOptions } from './informer';
 import type { KubeClient } from './kube/client';
 import type { ResourceType } from './kube/paths';
 import type { Logger } from './log';
@@ -28,7 +35,7 @@ export interface ManagerOptions {
 const typeKey = (t: ResourceType) => `${t.apiVersion}/${t.plural}`;
 
 /** A resource's queue key: `apiVersion/Kind|namespace|name`. */
-export function queueKey(definition: KindDefinition, namespace: string | undefined, name: string): string {
+export function queueKey(definition: Kind, namespace: string | undefined, name: string): string {
   return `${definition.apiVersion}/${definition.kind}|${namespace ?? ''}|${name}`;
 }
 
@@ -62,14 +69,6 @@ const nameOnly = (obj: KubeObject): KubeObject => ({
   },
 });
 
-function parseQueueKey(key: string): { definition: KindDefinition; namespace?: string; name: string } {
-  const [gvk, namespace, name] = key.split('|');
-  const slash = gvk.lastIndexOf('/');
-  const definition = lookupKind(gvk.slice(0, slash), gvk.slice(slash + 1));
-  if (!definition) throw new Error(`no kind for queue key ${key}`);
-  return { definition, namespace: namespace || undefined, name };
-}
-
 export class Manager implements ClusterView {
   readonly queue = new WorkQueue();
   private readonly informers = new Map<string, Informer[]>();
@@ -80,6 +79,7 @@ export class Manager implements ClusterView {
 
   constructor(
     client: KubeClient,
+    private readonly kinds: KindRegistry,
     private readonly options: ManagerOptions,
     private readonly log: Logger,
     private readonly metrics: Metrics,
@@ -119,7 +119,7 @@ export class Manager implements ClusterView {
       );
     };
 
-    for (const definition of kinds) {
+    for (const definition of kinds.kinds) {
       add(
         definition,
         {},
@@ -129,7 +129,7 @@ export class Manager implements ClusterView {
     }
     // Children are filtered by the managed-by label: memory grows with what we manage, not with the cluster.
     // Indexed by ApplySet, so that pruning looks at one resource's children, not the namespace's.
-    for (const type of kinds.flatMap((k) => k.children)) {
+    for (const type of kinds.kinds.flatMap((k) => k.children)) {
       add(type, { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}`, indexLabels: [LABEL_PART_OF] }, (obj) =>
         this.enqueueOwner(obj),
       );
@@ -148,8 +148,8 @@ export class Manager implements ClusterView {
         );
       }
     }
-    for (const definition of kinds) {
-      for (const watch of behaviours[`${definition.apiVersion}/${definition.kind}`].watches ?? []) {
+    for (const definition of kinds.kinds) {
+      for (const watch of definition.watches) {
         const { type, labelSelector, indexLabels, metadataOnly } = watch;
         add(
           type,
@@ -165,10 +165,18 @@ export class Manager implements ClusterView {
     }
   }
 
+  private parseQueueKey(key: string): { definition: Kind; namespace?: string; name: string } {
+    const [gvk, namespace, name] = key.split('|');
+    const slash = gvk.lastIndexOf('/');
+    const definition = this.kinds.get(gvk.slice(0, slash), gvk.slice(slash + 1));
+    if (!definition) throw new Error(`no kind for queue key ${key}`);
+    return { definition, namespace: namespace || undefined, name };
+  }
+
   private enqueueOwner(obj: KubeObject): void {
     for (const ref of obj.metadata.ownerReferences ?? []) {
       if (!ref.controller) continue;
-      const definition = lookupKind(ref.apiVersion, ref.kind);
+      const definition = this.kinds.get(ref.apiVersion, ref.kind);
       if (definition) {
         this.queue.add(
           queueKey(definition, definition.namespaced ? obj.metadata.namespace : undefined, ref.name),
@@ -226,7 +234,7 @@ export class Manager implements ClusterView {
 
   /** Enqueues every resource, as a periodic resync does (in the background lane: nothing changed). */
   enqueueAll(): void {
-    for (const definition of kinds) {
+    for (const definition of this.kinds.kinds) {
       for (const obj of this.list(definition)) {
         this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name), 'background');
       }
@@ -243,7 +251,7 @@ export class Manager implements ClusterView {
         this.queue,
         this.options.workers,
         async (key) => {
-          const { definition, namespace, name } = parseQueueKey(key);
+          const { definition, namespace, name } = this.parseQueueKey(key);
           const started = process.hrtime.bigint();
           let result = 'success';
           try {
@@ -256,7 +264,7 @@ export class Manager implements ClusterView {
           }
         },
         (key, err) => {
-          const { definition, namespace, name } = parseQueueKey(key);
+          const { definition, namespace, name } = this.parseQueueKey(key);
           this.log.error('reconcile failed', { kind: definition.kind, namespace, name, error: String(err) });
         },
       );

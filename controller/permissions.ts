@@ -1,10 +1,8 @@
 /**
- * The RBAC rules the controller needs, derived from the registry and each kind's behaviour: one list in
- * the code, so the install manifests grant exactly what the registered kinds use, and no wildcards.
+ * The RBAC rules the controller needs, derived from the kinds it runs: their resources, children, extra
+ * watches and syncs. The install manifests grant exactly what the kinds use, and no wildcards.
  */
-import { kinds } from '../constructs/registry';
-import { behaviours } from './kinds';
-import { EVENT, type ResourceType } from './kube/paths';
+import { EVENT, groupOf, type Kind } from '../constructs/kit';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -12,12 +10,11 @@ export interface PolicyRule {
   verbs: string[];
 }
 
-const groupOf = (type: ResourceType) => (type.apiVersion.includes('/') ? type.apiVersion.split('/')[0] : '');
 const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'update', 'patch', 'delete'];
 
 /** Cluster-wide rules: the custom resources, their children, what kinds watch or patch, events. */
-export function clusterRules(): PolicyRule[] {
+export function clusterRules(kinds: readonly Kind[]): PolicyRule[] {
   const grants = new Map<string, Set<string>>();
   const grant = (group: string, resource: string, verbs: string[]) => {
     const key = `${group}\u0000${resource}`;
@@ -32,10 +29,10 @@ export function clusterRules(): PolicyRule[] {
     grant(group, `${kind.plural}/status`, ['get', 'patch']);
     grant(group, `${kind.plural}/finalizers`, ['update']);
     for (const child of kind.children) grant(groupOf(child), child.plural, [...READ, ...WRITE]);
-    const behaviour = behaviours[`${kind.apiVersion}/${kind.kind}`];
-    for (const watch of behaviour.watches ?? []) grant(groupOf(watch.type), watch.type.plural, READ);
-    if (behaviour.extension) {
-      for (const watch of behaviour.watches ?? []) grant(groupOf(watch.type), watch.type.plural, ['patch']);
+    for (const watch of kind.watches) grant(groupOf(watch.type), watch.type.plural, READ);
+    // A sync patches what the kind watches (NodePool's nodes).
+    if (kind.sync) {
+      for (const watch of kind.watches) grant(groupOf(watch.type), watch.type.plural, ['patch']);
     }
   }
   grant(groupOf(EVENT), EVENT.plural, ['create', 'patch']);

@@ -4,14 +4,23 @@
  * and no longer wants, run its kind's extension (NodePool's nodes), and write status only when it changed.
  * Level-based: everything is computed from the current world, so a missed event or a restart is harmless.
  */
-import type { ChildKind, KindDefinition } from '../constructs/registry';
-import { applySetId, CustomResource, LABEL_PART_OF, Manifest, SpecError } from '../constructs/resource';
-import { synthesize } from '../constructs/synthesize';
+import {
+  LABEL_PART_OF,
+  SpecError,
+  applySetId,
+  synthesize,
+  type ApiKind,
+  type ClusterView,
+  type CustomResource,
+  type Kind,
+  type KindSync,
+  type KubeObject,
+  type Manifest,
+  type Readiness,
+} from '../constructs/kit';
 import type { Writer } from './api';
 import { applyNeeded, hashObject, withAppliedHash } from './converge';
 import type { EventRecorder } from './events';
-import type { KubeObject } from './informer';
-import { behaviours, type ClusterView, type Extension, type Readiness } from './kinds';
 import { ApiError } from './kube/client';
 import type { Logger } from './log';
 
@@ -35,16 +44,16 @@ export function controlledBy(obj: KubeObject, uid: string | undefined): boolean 
   return !!uid && (obj.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid);
 }
 
-function childType(definition: KindDefinition, child: Manifest): ChildKind {
+function childType(definition: Kind, child: Manifest): ApiKind {
   const type = definition.children.find((c) => c.apiVersion === child.apiVersion && c.kind === child.kind);
   if (!type)
     throw new Error(
-      `${definition.kind} synthesized a ${child.apiVersion} ${child.kind}, which its registry entry does not list`,
+      `${definition.kind} synthesized a ${child.apiVersion} ${child.kind}, which its definition's children do not list`,
     );
   return type;
 }
 
-const objectKey = (type: ChildKind, namespace: string | undefined, name: string) =>
+const objectKey = (type: Pick<ApiKind, 'apiVersion' | 'kind'>, namespace: string | undefined, name: string) =>
   `${type.apiVersion}/${type.kind}/${namespace ?? ''}/${name}`;
 
 /** A resource's last synthesis, each child with its applied-hash annotation. */
@@ -70,11 +79,7 @@ export class Reconciler {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async reconcile(
-    definition: KindDefinition,
-    namespace: string | undefined,
-    name: string,
-  ): Promise<ReconcileResult> {
+  async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const resource = this.view.get(definition, namespace, name) as (KubeObject & CustomResource) | undefined;
     const key = objectKey(definition, namespace, name);
     // Gone: the garbage collector removes the children through their ownerReferences.
@@ -83,8 +88,7 @@ export class Reconciler {
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
-    const behaviour = behaviours[`${definition.apiVersion}/${definition.kind}`];
-    const extension = behaviour.extension;
+    const extension = definition.sync;
     const { metadata } = resource;
 
     if (metadata.deletionTimestamp) {
@@ -112,7 +116,7 @@ export class Reconciler {
 
     let desired: Manifest[];
     try {
-      desired = this.synthesis(key, resource);
+      desired = this.synthesis(definition, key, resource);
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
       // Not retried: only a change to the resource can fix it, and that change brings it back.
@@ -180,9 +184,9 @@ export class Reconciler {
     if (changes.Created.length > 0 && conflicts.length === 0 && failures.length === 0) {
       return { requeueAfterMs: NOT_READY_RECHECK_MS };
     }
-    const status = behaviour.status(resource, desired, this.view);
-    const { fields } = status;
-    let readiness: Readiness = status.readiness;
+    const context = { resource, children: desired, view: this.view };
+    const fields = definition.status(context);
+    let readiness: Readiness = definition.ready(context);
     if (conflicts.length > 0) {
       const message = `${conflicts.sort().join(', ')} already exists and is not managed by ${definition.kind}`;
       readiness = { ready: false, reason: 'ErrResourceExists', message };
@@ -198,20 +202,22 @@ export class Reconciler {
   }
 
   /** The children of the resource with their applied-hash annotations, synthesized once per generation. */
-  private synthesis(key: string, resource: KubeObject & CustomResource): Manifest[] {
+  private synthesis(definition: Kind, key: string, resource: KubeObject & CustomResource): Manifest[] {
     const uid = resource.metadata.uid ?? '';
     const generation = resource.metadata.generation;
     const last = this.syntheses.get(key);
     if (last && last.uid === uid && last.generation === generation) return last.children;
     this.syntheses.delete(key);
-    const children = synthesize(resource, { owner: { uid } }).map((child) => withAppliedHash(child));
+    const children = synthesize(definition, resource, { owner: { uid } }).map((child) =>
+      withAppliedHash(child),
+    );
     if (generation !== undefined) this.syntheses.set(key, { uid, generation, children });
     return children;
   }
 
   /** Deletes what this resource made earlier and no longer wants, and nothing else. */
   private async prune(
-    definition: KindDefinition,
+    definition: Kind,
     resource: CustomResource,
     wanted: Set<string>,
     log: Logger,
@@ -241,7 +247,7 @@ export class Reconciler {
   }
 
   private async runExtension(
-    extension: Extension,
+    extension: KindSync,
     resource: CustomResource,
     deleting: boolean,
     log: Logger,
@@ -254,7 +260,7 @@ export class Reconciler {
 
   /** Writes status through the status subresource, only when it differs from what is there. */
   private async writeStatus(
-    definition: KindDefinition,
+    definition: Kind,
     resource: CustomResource,
     fields: Record<string, unknown>,
     readiness: Readiness,

@@ -7,9 +7,7 @@
  */
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { kinds } from '../constructs/registry';
-import { LABEL_MANAGED_BY, MANAGER } from '../constructs/resource';
-import { memberLabel } from '../constructs/node-pool';
+import { LABEL_MANAGED_BY, MANAGER, builtinKinds as kinds, memberLabel } from '../constructs';
 import { ClusterScripts, type Cluster, type Kubectl } from './cluster';
 import { ControllerProcess } from './controller';
 import { sleep } from './process';

@@ -5,9 +5,17 @@
  * The children shown are the ones the resource should have (synthesized here with the function the
  * controller uses), so a child that does not exist yet shows up as missing rather than not at all.
  */
-import { memberLabel, nodePoolMembership } from '../constructs/node-pool';
-import type { CustomResource, Manifest } from '../constructs/resource';
-import { synthesize } from '../constructs/synthesize';
+import {
+  KindRegistry,
+  builtinKinds,
+  memberLabel,
+  nodePoolMembership,
+  synthesize,
+  type CustomResource,
+  type Manifest,
+} from '../constructs';
+
+const registry = new KindRegistry(builtinKinds);
 
 /** An object as kubectl prints it with `-o json`, reduced to what the view reads. */
 export interface KubeObject {
@@ -123,7 +131,10 @@ export function childState(live: KubeObject): { done: boolean; state: string } {
 function childRows(resource: KubeObject, children: KubeObject[]): { rows: Row[]; error?: string } {
   let desired: Manifest[];
   try {
-    desired = synthesize(resource as unknown as CustomResource);
+    const cr = resource as unknown as CustomResource;
+    const kind = registry.get(cr.apiVersion, cr.kind);
+    if (!kind) return { rows: [], error: `no kind ${cr.apiVersion} ${cr.kind}` };
+    desired = synthesize(kind, cr);
   } catch (err) {
     return { rows: [], error: (err as Error).message };
   }

@@ -5,10 +5,8 @@
 import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import type { CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import type { JSONSchemaProps } from '../crds/schema';
-
-/** A JSON value as YAML or JSON parsing yields it. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import type { JSONSchemaProps } from '../constructs/kit/schema';
+import type { Json } from '../constructs/kit/defaults';
 
 /** What a JSON value becomes in CEL: int is bigint, double is number, objects are maps. */
 export type CelIn = null | boolean | bigint | number | string | CelIn[] | Map<string, CelIn>;

@@ -47,24 +47,37 @@ export function readDocuments(paths: string[]): { documents: SourceDocument[]; p
         problems.push({ file, resource: '-', message: `cannot read: ${(err as Error).message}` });
         continue;
       }
-      const lineCounter = new LineCounter();
-      parseAllDocuments(text, { lineCounter }).forEach((doc, i) => {
-        const index = i + 1;
-        if (doc.errors.length > 0) {
-          for (const error of doc.errors) {
-            const { line, col } = lineCounter.linePos(error.pos[0]);
-            problems.push({
-              file,
-              resource: `document ${index}`,
-              message: `invalid YAML at line ${line}, column ${col}: ${error.message.split('\n')[0].replace(/ at line.*/, '')}`,
-            });
-          }
-          return;
-        }
-        const value: unknown = doc.toJS();
-        if (value !== null && value !== undefined) documents.push({ file, index, value });
-      });
+      const parsed = parseDocuments(file, text);
+      documents.push(...parsed.documents);
+      problems.push(...parsed.problems);
     }
   }
+  return { documents, problems };
+}
+
+/** The documents of one file's text; a document that is not valid YAML becomes a Problem naming its line. */
+export function parseDocuments(
+  file: string,
+  text: string,
+): { documents: SourceDocument[]; problems: Problem[] } {
+  const documents: SourceDocument[] = [];
+  const problems: Problem[] = [];
+  const lineCounter = new LineCounter();
+  parseAllDocuments(text, { lineCounter }).forEach((doc, i) => {
+    const index = i + 1;
+    if (doc.errors.length > 0) {
+      for (const error of doc.errors) {
+        const { line, col } = lineCounter.linePos(error.pos[0]);
+        problems.push({
+          file,
+          resource: `document ${index}`,
+          message: `invalid YAML at line ${line}, column ${col}: ${error.message.split('\n')[0].replace(/ at line.*/, '')}`,
+        });
+      }
+      return;
+    }
+    const value: unknown = doc.toJS();
+    if (value !== null && value !== undefined) documents.push({ file, index, value });
+  });
   return { documents, problems };
 }

@@ -1,20 +1,28 @@
-import { lookupKind, kinds } from '../constructs/registry';
-import type { CustomResource, Manifest } from '../constructs/resource';
-import { SpecError } from '../constructs/resource';
-import { synthesize } from '../constructs/synthesize';
+import {
+  KindRegistry,
+  SpecError,
+  synthesize,
+  type CustomResource,
+  type Kind,
+  type Manifest,
+} from '../constructs/kit';
 import type { Problem } from './problem';
-import type { SourceDocument } from './read';
+import { parseDocuments, type SourceDocument } from './read';
 import { validateResource } from './validate';
 
 /** A resource that passed every check, with its children. */
 export interface Rendered {
   readonly file: string;
+  /** The resource's kind. */
+  readonly kind: Kind;
   /** The resource as the API server would store it: schema defaults applied. */
   readonly resource: CustomResource;
   readonly children: Manifest[];
 }
 
 export interface RenderOptions {
+  /** The kinds to render. */
+  readonly kinds: KindRegistry;
   /** Namespace for namespaced resources that name none, as `kubectl apply -n` would give them. */
   readonly namespace?: string;
 }
@@ -36,7 +44,7 @@ export function describe(value: unknown): string {
  */
 export function renderDocument(
   doc: SourceDocument,
-  options: RenderOptions = {},
+  options: RenderOptions,
 ): { rendered?: Rendered; problems: Problem[] } {
   const { value, file } = doc;
   const problem = (field: string | undefined, message: string, of: unknown = value): Problem => ({
@@ -49,9 +57,9 @@ export function renderDocument(
     return { problems: [{ file, resource: `document ${doc.index}`, message: 'not a Kubernetes object' }] };
   }
   const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
-  const definition = lookupKind(String(apiVersion), String(kind));
+  const definition: Kind | undefined = options.kinds.get(String(apiVersion), String(kind));
   if (!definition) {
-    const known = kinds.map((k) => `${k.apiVersion} ${k.kind}`).join(', ');
+    const known = options.kinds.describe();
     return {
       problems: [problem('kind', `unknown kind ${String(apiVersion)} ${String(kind)} (known: ${known})`)],
     };
@@ -72,7 +80,10 @@ export function renderDocument(
   }
   const resource = object as unknown as CustomResource;
   try {
-    return { rendered: { file, resource, children: synthesize(resource) }, problems: [] };
+    return {
+      rendered: { file, kind: definition, resource, children: synthesize(definition, resource) },
+      problems: [],
+    };
   } catch (err) {
     if (err instanceof SpecError) return { problems: [problem(err.field, err.detail, resource)] };
     return { problems: [problem(undefined, `cannot synthesize: ${(err as Error).message}`, resource)] };
@@ -82,7 +93,7 @@ export function renderDocument(
 /** Renders every document, reporting the second of two resources with the same kind, namespace and name. */
 export function renderAll(
   documents: SourceDocument[],
-  options: RenderOptions = {},
+  options: RenderOptions,
 ): { rendered: Rendered[]; problems: Problem[] } {
   const rendered: Rendered[] = [];
   const problems: Problem[] = [];
@@ -105,4 +116,34 @@ export function renderAll(
     rendered.push(result.rendered);
   }
   return { rendered, problems };
+}
+
+/** What `renderResources` returns: the children of every valid resource, and what was wrong with the rest. */
+export interface RenderResult {
+  /** Every child of every resource rendered, in input order: what `reconstruct synth -o -` prints. */
+  readonly manifests: Manifest[];
+  readonly rendered: Rendered[];
+  readonly problems: Problem[];
+}
+
+/**
+ * Renders custom resources, offline, for a program that embeds the renderer: `input` is YAML text (several
+ * documents separated by ---) or parsed objects. `source` names the input in problems.
+ */
+export function renderResources(
+  input: string | readonly unknown[],
+  options: { kinds: KindRegistry | readonly Kind[]; namespace?: string; source?: string },
+): RenderResult {
+  const file = options.source ?? '<input>';
+  const kinds = options.kinds instanceof KindRegistry ? options.kinds : new KindRegistry(options.kinds);
+  const { documents, problems: readProblems } =
+    typeof input === 'string'
+      ? parseDocuments(file, input)
+      : { documents: input.map((value, i) => ({ file, index: i + 1, value })), problems: [] };
+  const { rendered, problems } = renderAll(documents, { kinds, namespace: options.namespace });
+  return {
+    manifests: rendered.flatMap((r) => r.children),
+    rendered,
+    problems: [...readProblems, ...problems],
+  };
 }

@@ -3,9 +3,17 @@
  * kind, in its order (decode with pruning and defaulting, then ObjectMeta, OpenAPI schema, list types and
  * CEL rules), with its error messages. docs/VALIDATION.md lists what differs.
  */
-import type { CustomResourceDefinition, JSONSchemaProps, ValidationRule } from '../crds/schema';
+import {
+  applyDefaults,
+  isObject,
+  pruneNullsWithoutDefaults,
+  toJson,
+  valueSchema,
+  type Json,
+  type JsonObject,
+} from '../constructs/kit/defaults';
+import type { CustomResourceDefinition, JSONSchemaProps, ValidationRule } from '../constructs/kit/schema';
 import { evaluateRule, toCel } from './cel';
-import type { Json } from './cel';
 
 /** One problem, as `kubectl apply` would print it: `<field>: <message>`. */
 export interface FieldError {
@@ -22,8 +30,6 @@ export interface Validated {
   /** Every problem found, in a stable order; empty when a cluster would admit the resource. */
   errors: FieldError[];
 }
-
-type JsonObject = { [key: string]: Json };
 
 // The field.ErrorType values the API server uses here, with the words it prints for them.
 const WORDS = {
@@ -47,10 +53,6 @@ type BadValue = Json | typeof OMIT;
 
 interface Issue extends FieldError {
   type: ErrorType;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Go's json.Marshal: sorted keys, and <, > and & escaped. */
@@ -89,31 +91,6 @@ function issue(type: ErrorType, field: string, value: BadValue, detail = ''): Is
 const child = (path: string, name: string): string => (path ? `${path}.${name}` : name);
 const index = (path: string, i: number): string => `${path}[${i}]`;
 const key = (path: string, k: string): string => `${path}[${k}]`;
-
-/** A deep copy holding JSON values only, as the API server sees the request body. */
-function toJson(value: unknown): Json | undefined {
-  if (value === null) return null;
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-    case 'number':
-      return value;
-    case 'bigint':
-      return Number(value);
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      return undefined;
-  }
-  if (Array.isArray(value)) return value.map((item) => toJson(item) ?? null);
-  if (value instanceof Date) return value.toISOString();
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) {
-    const json = toJson(v);
-    if (json !== undefined) out[k] = json;
-  }
-  return out;
-}
 
 /**
  * Checks `resource` against the CRD as the API server would on `kubectl apply` (create), and returns the
@@ -212,11 +189,6 @@ function unknownMetadataFields(metadata: Json | undefined): string[] {
     .map((k) => `metadata.${k}`);
 }
 
-/** The schema of additionalProperties, or undefined for `true`/`false`/absent. */
-function valueSchema(s: JSONSchemaProps | undefined): JSONSchemaProps | undefined {
-  return typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined;
-}
-
 // Unknown field paths join keys (map keys too) with '.' and put indexes in brackets.
 function unknownPath(parent: string[], k: string): string[] {
   return parent.length > 0 ? [...parent, '.', k] : [k];
@@ -261,59 +233,6 @@ function skipPrune(x: Json, s: JSONSchemaProps, path: string[], unknown: string[
         prune(x[k], valueSchema(s), unknownPath(path, k), unknown);
     }
   }
-}
-
-/** PruneNonNullableNullsWithoutDefaults: `field: null` on a non-nullable field without default is absent. */
-function pruneNullsWithoutDefaults(x: Json, s: JSONSchemaProps | undefined): void {
-  if (Array.isArray(x)) {
-    for (const item of x) pruneNullsWithoutDefaults(item, s?.items);
-  } else if (isObject(x)) {
-    for (const k of Object.keys(x)) {
-      const sub = s?.properties?.[k] ?? valueSchema(s);
-      if (x[k] === null && sub && !sub.nullable && sub.default === undefined) delete x[k];
-      else pruneNullsWithoutDefaults(x[k], sub);
-    }
-  }
-}
-
-const isNonNullableNull = (x: Json, s: JSONSchemaProps | undefined): boolean =>
-  x === null && s !== undefined && !s.nullable;
-
-/**
- * structuraldefaulting.Default: fills absent (or non-nullable null) fields, then descends into every
- * value, so defaults inside array items, map values and freshly defaulted objects apply too.
- */
-function applyDefaults(x: Json, s: JSONSchemaProps | undefined): void {
-  if (!s) return;
-  if (Array.isArray(x)) {
-    x.forEach((item, i) => {
-      if (isNonNullableNull(item, s.items) && s.items?.default !== undefined)
-        x[i] = copyDefault(s.items.default);
-      applyDefaults(x[i] ?? null, s.items);
-    });
-  } else if (isObject(x)) {
-    for (const [k, prop] of Object.entries(s.properties ?? {})) {
-      if (prop.default === undefined) continue;
-      if (!(k in x) || isNonNullableNull(x[k] ?? null, prop)) x[k] = copyDefault(prop.default);
-    }
-    for (const k of Object.keys(x)) {
-      const prop = s.properties?.[k];
-      if (prop) {
-        applyDefaults(x[k] ?? null, prop);
-      } else {
-        const additional = valueSchema(s);
-        if (!additional) continue;
-        if (isNonNullableNull(x[k] ?? null, additional) && additional.default !== undefined) {
-          x[k] = copyDefault(additional.default);
-        }
-        applyDefaults(x[k] ?? null, additional);
-      }
-    }
-  }
-}
-
-function copyDefault(value: unknown): Json {
-  return toJson(value) ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,14 +1,9 @@
 /** REST paths of the Kubernetes API, without a client: safe to import from anywhere, tests included. */
 
-/** Enough about a resource type to build its REST paths. */
-export interface ResourceType {
-  /** `v1` for the core group, else `<group>/<version>` (e.g. `apps/v1`). */
-  apiVersion: string;
-  /** The lower-case plural resource name (e.g. `configmaps`). */
-  plural: string;
-  /** False for cluster-scoped kinds (nodes, namespaces, CRDs). */
-  namespaced: boolean;
-}
+import type { ApiKind } from '../../constructs/kit/api-kind';
+
+/** Enough about a kind to build its REST paths. */
+export type ResourceType = Pick<ApiKind, 'apiVersion' | 'plural' | 'namespaced'>;
 
 /**
  * The REST path of a collection, an object or one of its subresources:
@@ -48,15 +43,3 @@ export function splitKey(key: string): { namespace?: string; name: string } {
   const i = key.indexOf('/');
   return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }
-
-export const POD: ResourceType = { apiVersion: 'v1', plural: 'pods', namespaced: true };
-export const NODE: ResourceType = { apiVersion: 'v1', plural: 'nodes', namespaced: false };
-export const NAMESPACE: ResourceType = { apiVersion: 'v1', plural: 'namespaces', namespaced: false };
-export const CONFIG_MAP: ResourceType = { apiVersion: 'v1', plural: 'configmaps', namespaced: true };
-/** Core v1 events (what `kubectl describe` shows). */
-export const EVENT: ResourceType = { apiVersion: 'v1', plural: 'events', namespaced: true };
-export const LEASE: ResourceType = {
-  apiVersion: 'coordination.k8s.io/v1',
-  plural: 'leases',
-  namespaced: true,
-};

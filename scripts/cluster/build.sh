@@ -7,11 +7,14 @@
 #   RECONSTRUCT_BIN_DIR=/some/dir   use the binaries there, build nothing
 #   RECONSTRUCT_CACHE_DIR=/some/dir cache root (default: ${XDG_CACHE_HOME:-~/.cache}/reconstruct)
 #
-# Needs Go (>= the version the pinned modules ask for: 1.26) and the Go module proxy.
+# Needs Go (>= the version the pinned modules ask for: 1.26) and the Go module proxy; without
+# them (and without the binaries) it fails with one line saying so.
 set -euo pipefail
 
 # shellcheck source=scripts/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+GO_MIN_VERSION="1.26"   # what the pinned modules' go.mod files ask for
 
 if [[ -n "${RECONSTRUCT_BIN_DIR:-}" ]]; then
   cluster_bin_dir   # validates and prints
@@ -25,7 +28,22 @@ if cluster_binaries_present "$BIN_DIR"; then
   exit 0
 fi
 
-command -v go >/dev/null || die "go is not on PATH (Go 1.26 or newer is needed)"
+# One line, not a wall of go errors, when Go is missing or too old.
+go_needed() {
+  local binaries="${CLUSTER_BINARIES[*]}"
+  die "Go $GO_MIN_VERSION or newer is needed to build the local control plane, and $1" \
+    "(or set RECONSTRUCT_BIN_DIR to a folder with ${binaries// /, })"
+}
+command -v go >/dev/null || go_needed "go is not on PATH"
+# GOVERSION is go1.26.0, go1.27rc1 or "devel ..." (a development build: let it try). Asked outside
+# any module and of the local toolchain only, as the build below runs with GOTOOLCHAIN=local.
+GO_FOUND="$(cd / && GOTOOLCHAIN=local go env GOVERSION 2>/dev/null)" || GO_FOUND=""
+if [[ "$GO_FOUND" =~ ^go([0-9]+)\.([0-9]+) ]]; then
+  go_major="${BASH_REMATCH[1]}" go_minor="${BASH_REMATCH[2]}"
+  if ((go_major < ${GO_MIN_VERSION%%.*} || (go_major == ${GO_MIN_VERSION%%.*} && go_minor < ${GO_MIN_VERSION#*.}))); then
+    go_needed "$(command -v go) is $GO_FOUND"
+  fi
+fi
 
 CACHE_ROOT="$(cluster_cache_root)"
 mkdir -p "$CACHE_ROOT"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stops every process up.sh started and removes <repo>/.cluster/. Fine to run when nothing is up.
+# Stops every process up.sh started and removes <project>/.cluster/ (RECONSTRUCT_PROJECT_DIR, by
+# default this repository: see lib.sh). Fine to run when nothing is up.
 # (It stops the cluster even while a with-cluster.sh run is using it: that is what it is for.)
 set -euo pipefail
 

@@ -1,10 +1,39 @@
 #!/usr/bin/env bash
 # Shared settings for the local control plane scripts (sourced, not run).
 # Pinned versions: change them here only; the binary cache folder is keyed by them.
+#
+# Whose cluster it is:
+#   RECONSTRUCT_PROJECT_DIR=/some/dir  the project the cluster belongs to: its state goes to
+#                                      <dir>/.cluster/, its CRDs come from <dir>/crds/ (default:
+#                                      this repository, two folders above the scripts).
+#                                      `reconstruct cluster` sets it to the current folder, so a
+#                                      project with the package installed gets its own cluster.
+#   RECONSTRUCT_CRDS_DIR=/some/dir     the CRDs to install (default: <project>/crds/, if it exists)
 
 # shellcheck disable=SC2034  # variables are used by the scripts that source this file
 CLUSTER_SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$CLUSTER_SCRIPTS_DIR/../.." && pwd)"
+
+log() { printf '[cluster] %s\n' "$*" >&2; }
+die() { printf '[cluster] ERROR: %s\n' "$*" >&2; exit 1; }
+
+if [[ -n "${RECONSTRUCT_PROJECT_DIR:-}" ]]; then
+  [[ -d "$RECONSTRUCT_PROJECT_DIR" ]] || die "RECONSTRUCT_PROJECT_DIR=$RECONSTRUCT_PROJECT_DIR is not a folder"
+  PROJECT_DIR="$(cd "$RECONSTRUCT_PROJECT_DIR" && pwd)"
+else
+  PROJECT_DIR="$REPO_ROOT"
+fi
+CLUSTER_CRDS_DIR="${RECONSTRUCT_CRDS_DIR:-$PROJECT_DIR/crds}"
+
+# How users run these scripts, for the hints in messages: `reconstruct cluster` sets
+# RECONSTRUCT_CLUSTER_CLI (say "npx reconstruct cluster"); else our own npm scripts.
+cluster_hint() {
+  if [[ -n "${RECONSTRUCT_CLUSTER_CLI:-}" ]]; then
+    printf '%s %s' "$RECONSTRUCT_CLUSTER_CLI" "$1"
+  else
+    printf 'npm run cluster:%s' "$1"
+  fi
+}
 
 K8S_VERSION="v1.36.3"        # kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
 K8S_STAGING_VERSION="v0.36.3" # published versions of the k8s.io staging modules
@@ -15,12 +44,9 @@ KWOK_VERSION="v0.8.0"
 CLUSTER_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl)
 
 # The cluster's state (kwokctl work dir, kubeconfig, logs) lives here, git-ignored.
-CLUSTER_STATE_DIR="$REPO_ROOT/.cluster"
+CLUSTER_STATE_DIR="$PROJECT_DIR/.cluster"
 CLUSTER_NAME="reconstruct"
 CLUSTER_KUBECONFIG="$CLUSTER_STATE_DIR/kubeconfig"
-
-log() { printf '[cluster] %s\n' "$*" >&2; }
-die() { printf '[cluster] ERROR: %s\n' "$*" >&2; exit 1; }
 
 cluster_cache_root() {
   printf '%s\n' "${RECONSTRUCT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/reconstruct}"
@@ -50,7 +76,7 @@ cluster_bin_dir() {
   else
     dir="$(cluster_cache_bin_dir)"
     cluster_binaries_present "$dir" \
-      || die "binaries not built yet in $dir: run 'npm run cluster:build' (bash scripts/cluster/build.sh)"
+      || die "binaries not built yet in $dir: run '$(cluster_hint build)' (bash $CLUSTER_SCRIPTS_DIR/build.sh)"
   fi
   (cd "$dir" && pwd)
 }
@@ -72,12 +98,12 @@ kwokctl_run() {
   KWOK_WORKDIR="$KWOK_WORKDIR_PATH" PATH="$bin_dir:$PATH" "$bin_dir/kwokctl" "$@" 7>&- 8>&-
 }
 
-# Several runs in one work tree share .cluster/, so they coordinate through two lock files
-# outside it (it gets deleted):
+# Several runs in one project (work tree) share .cluster/, so they coordinate through two lock
+# files outside it (it gets deleted), named after the project folder:
 #   <base>.start  exclusive while a cluster is being started or stopped (fd 8)
 #   <base>.users  held shared by every with-cluster.sh run while its command runs (fd 7); the
 #                 last one out (exclusive lock granted) tears a cluster it started down.
-CLUSTER_LOCK_BASE="${TMPDIR:-/tmp}/reconstruct-cluster-$(printf '%s' "$REPO_ROOT" | cksum | cut -d' ' -f1)"
+CLUSTER_LOCK_BASE="${TMPDIR:-/tmp}/reconstruct-cluster-$(printf '%s' "$PROJECT_DIR" | cksum | cut -d' ' -f1)"
 
 cluster_lock_start() {
   exec 8>"$CLUSTER_LOCK_BASE.start"
@@ -94,19 +120,27 @@ cluster_api_ready() {
   "$kubectl_bin" --kubeconfig "$kubeconfig" --request-timeout=5s get --raw /readyz >/dev/null 2>&1
 }
 
-# Applies every crds/*.yaml (server-side: large CRDs exceed the client-side annotation limit)
-# and waits until each CRD is Established. Uses KUBECONFIG from the environment.
+# Fails when RECONSTRUCT_CRDS_DIR was given but is not a folder (a missing <project>/crds/ just
+# means no CRDs). Call it before starting anything.
+cluster_check_crds_dir() {
+  if [[ -n "${RECONSTRUCT_CRDS_DIR:-}" && ! -d "$RECONSTRUCT_CRDS_DIR" ]]; then
+    die "RECONSTRUCT_CRDS_DIR=$RECONSTRUCT_CRDS_DIR is not a folder"
+  fi
+}
+
+# Applies every $CLUSTER_CRDS_DIR/*.yaml (server-side: large CRDs exceed the client-side
+# annotation limit) and waits until each CRD is Established. Uses KUBECONFIG from the environment.
 cluster_install_crds() {
-  local kubectl_bin="${1:-kubectl}" crd_dir="$REPO_ROOT/crds" files=() f
+  local kubectl_bin="${1:-kubectl}" crd_dir="$CLUSTER_CRDS_DIR" files=() f
   if [[ -d "$crd_dir" ]]; then
     while IFS= read -r -d '' f; do files+=("$f"); done \
       < <(find "$crd_dir" -maxdepth 1 -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
   fi
   if ((${#files[@]} == 0)); then
-    log "no CRDs in crds/: nothing to install"
+    log "no CRDs in $crd_dir: nothing to install"
     return 0
   fi
-  log "installing ${#files[@]} CRD file(s) from crds/"
+  log "installing ${#files[@]} CRD file(s) from $crd_dir"
   for f in "${files[@]}"; do
     "$kubectl_bin" apply --server-side --force-conflicts --field-manager=reconstruct-cluster -f "$f" >&2
   done

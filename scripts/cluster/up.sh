@@ -2,14 +2,17 @@
 # Starts a local Kubernetes control plane bound to 127.0.0.1 only: etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler and a kwok controller (fake kubelets) with three fake
 # nodes, all run by kwokctl's binary runtime from the binaries build.sh made. Then installs
-# crds/*.yaml and waits until they are Established.
+# <project>/crds/*.yaml (or RECONSTRUCT_CRDS_DIR's) and waits until they are Established.
 #
-# State: <repo>/.cluster/ (git-ignored). Kubeconfig: <repo>/.cluster/kubeconfig.
+# State: <project>/.cluster/ (git-ignored). Kubeconfig: <project>/.cluster/kubeconfig.
+# <project> is RECONSTRUCT_PROJECT_DIR, by default this repository (see lib.sh).
 # Already up and healthy: reuses it (re-applies the CRDs). A failed start cleans up after itself.
 set -euo pipefail
 
 # shellcheck source=scripts/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+cluster_check_crds_dir
 
 START=$SECONDS
 BIN_DIR="$(cluster_ensure_bin_dir)"
@@ -24,7 +27,8 @@ cluster_lock_start   # one start at a time; a second concurrent run then finds i
 if [[ -d "$CLUSTER_STATE_DIR" ]]; then
   if cluster_api_ready "$KUBECTL" "$CLUSTER_KUBECONFIG"; then
     log "a cluster is already up (KUBECONFIG=$CLUSTER_KUBECONFIG): reusing it"
-    # Asked for by hand (npm run cluster:up): it now stays up after the test runs end.
+    # Asked for by hand (npm run cluster:up, reconstruct cluster up): it now stays up after the
+    # test runs end.
     if [[ "${RECONSTRUCT_CLUSTER_EPHEMERAL:-}" != 1 ]]; then rm -f "$CLUSTER_STATE_DIR/ephemeral"; fi
     KUBECONFIG="$CLUSTER_KUBECONFIG" cluster_install_crds "$KUBECTL"
     exit 0
@@ -35,8 +39,9 @@ fi
 
 cleanup_on_failure() {
   local rc=$?
+  trap '' INT TERM   # a second Ctrl-C must not interrupt the teardown
   if ((rc != 0)); then
-    log "cluster:up failed (exit $rc); logs were in $KWOK_CLUSTER_DIR/logs — tearing down"
+    log "cluster up failed (exit $rc); logs were in $KWOK_CLUSTER_DIR/logs — tearing down"
     if [[ -d "$KWOK_CLUSTER_DIR/logs" ]]; then
       local f
       for f in "$KWOK_CLUSTER_DIR"/logs/*.log; do

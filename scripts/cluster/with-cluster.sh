@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Runs CMD against a local control plane:  bash scripts/cluster/with-cluster.sh CMD [ARGS...]
 #
-# Brings a cluster up (scripts/cluster/up.sh), exports KUBECONFIG=<repo>/.cluster/kubeconfig and
-# PATH with the pinned binaries first (so `kubectl` is the pinned one), runs CMD, and tears the
-# cluster down afterwards, also on failure or Ctrl-C. Exits with CMD's status.
+# Brings a cluster up (scripts/cluster/up.sh), exports KUBECONFIG=<project>/.cluster/kubeconfig
+# and PATH with the pinned binaries first (so `kubectl` is the pinned one), runs CMD, and tears
+# the cluster down afterwards, also on failure or Ctrl-C. Exits with CMD's status.
+# <project> is RECONSTRUCT_PROJECT_DIR, by default this repository; the CRDs come from
+# RECONSTRUCT_CRDS_DIR, by default <project>/crds/ (see lib.sh). `reconstruct cluster run` is
+# this script for projects that have the package installed.
 #
-# Runs in the same work tree share one cluster: a cluster that is already up is reused, and the
-# one a with-cluster run started is torn down when the last run using it ends. A cluster started
-# by hand (npm run cluster:up) is left running.
+# Runs in the same project (work tree) share one cluster: a cluster that is already up is
+# reused, and the one a with-cluster run started is torn down when the last run using it ends. A
+# cluster started by hand (npm run cluster:up, reconstruct cluster up) is left running.
 #
 # RECONSTRUCT_USE_EXISTING_CLUSTER=1: use the cluster KUBECONFIG points at (or ~/.kube/config);
-# start and stop nothing, only apply crds/ and wait for them.
+# start and stop nothing, only apply the CRDs and wait for them.
 set -euo pipefail
 
 # shellcheck source=scripts/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 (($# > 0)) || die "usage: $0 CMD [ARGS...]"
+cluster_check_crds_dir
 
 child=""
 managed=0
@@ -24,8 +28,8 @@ managed=0
 # shellcheck disable=SC2317  # invoked through the EXIT trap
 finish() {
   local rc=$?
-  trap - EXIT INT TERM
   trap '' INT   # a second Ctrl-C must not interrupt the teardown
+  trap - EXIT TERM
   if [[ -n "$child" ]] && kill -0 "$child" 2>/dev/null; then
     kill -TERM "$child" 2>/dev/null || true
     wait "$child" 2>/dev/null || true
@@ -35,10 +39,10 @@ finish() {
       if [[ -f "$CLUSTER_STATE_DIR/ephemeral" ]]; then
         bash "$CLUSTER_SCRIPTS_DIR/down.sh" 7>&- || log "tearing the cluster down failed"
       else
-        log "leaving the cluster up: it was started by 'npm run cluster:up' (stop it with 'npm run cluster:down')"
+        log "leaving the cluster up: it was started by '$(cluster_hint up)' (stop it with '$(cluster_hint down)')"
       fi
     else
-      log "leaving the cluster up: another run in this work tree is still using it"
+      log "leaving the cluster up: another run in this project is still using it"
     fi
   fi
   exit "$rc"

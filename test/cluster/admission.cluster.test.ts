@@ -88,7 +88,7 @@ const INVALID: Record<KindName, InvalidCase[]> = {
   ],
 };
 
-describe.each(Object.keys(KINDS) as KindName[])('%s admission', (kind) => {
+describe.each(Object.keys(KINDS))('%s admission', (kind) => {
   test('a minimal valid resource is accepted', () => {
     const res = dryRunCreate(kind, KINDS[kind].spec);
     expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
@@ -134,7 +134,7 @@ describe('samples/', () => {
   if (table.length === 0) test.todo('samples/*.yaml: no resources of the project kinds yet');
   else {
     test.each(table)('%s is accepted', (_label, obj) => {
-      const namespaced = KINDS[obj.kind as KindName].namespaced;
+      const namespaced = KINDS[obj.kind].namespaced;
       const copy = { ...obj, metadata: { ...obj.metadata } };
       delete copy.metadata.namespace;
       const res = kubectl(['create', '-f', '-', '--dry-run=server', ...(namespaced ? ['-n', ns] : [])], {

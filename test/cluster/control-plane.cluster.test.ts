@@ -13,7 +13,7 @@ import {
   uniqueName,
   waitFor,
 } from '../support/kubectl';
-import { Crd, crdsInRepo, KINDS, KindName, KubeObject, List, manifest, storageVersion } from './manifests';
+import { Crd, crdsInRepo, KINDS, KubeObject, List, manifest, storageVersion } from './manifests';
 
 jest.setTimeout(120_000);
 
@@ -83,32 +83,29 @@ describe('the CRDs in crds/', () => {
     expect(namespaced.stdout.trim()).toBe('');
   });
 
-  test.each(Object.keys(KINDS) as KindName[])(
-    '%s: kubectl get shows the printer columns of the CRD',
-    (kind) => {
-      const { resource, namespaced, spec } = KINDS[kind];
-      const crd = getJson<Crd>(['crd', resource]);
-      const columns = storageVersion(crd).additionalPrinterColumns ?? [];
-      expect(columns.length).toBeGreaterThan(0);
+  test.each(Object.keys(KINDS))('%s: kubectl get shows the printer columns of the CRD', (kind) => {
+    const { resource, namespaced, spec } = KINDS[kind];
+    const crd = getJson<Crd>(['crd', resource]);
+    const columns = storageVersion(crd).additionalPrinterColumns ?? [];
+    expect(columns.length).toBeGreaterThan(0);
 
-      const name = uniqueName(kind.toLowerCase());
-      const nsArgs = namespaced ? ['-n', ns] : [];
-      applyYaml(manifest(kind, name, spec), nsArgs);
-      try {
-        const header = (args: string[]) =>
-          kubectl(['get', resource, name, ...nsArgs, ...args]).stdout.split('\n')[0];
-        const headerColumns = (args: string[]) =>
-          header(args)
-            .trim()
-            .split(/\s{2,}/);
-        const expected = columns.filter((c) => !c.priority).map((c) => c.name.toUpperCase());
-        expect(headerColumns([])).toEqual(['NAME', ...expected]);
-        for (const col of columns) expect(headerColumns(['-o', 'wide'])).toContain(col.name.toUpperCase());
-      } finally {
-        kubectl(['delete', resource, name, ...nsArgs, '--ignore-not-found']);
-      }
-    },
-  );
+    const name = uniqueName(kind.toLowerCase());
+    const nsArgs = namespaced ? ['-n', ns] : [];
+    applyYaml(manifest(kind, name, spec), nsArgs);
+    try {
+      const header = (args: string[]) =>
+        kubectl(['get', resource, name, ...nsArgs, ...args]).stdout.split('\n')[0];
+      const headerColumns = (args: string[]) =>
+        header(args)
+          .trim()
+          .split(/\s{2,}/);
+      const expected = columns.filter((c) => !c.priority).map((c) => c.name.toUpperCase());
+      expect(headerColumns([])).toEqual(['NAME', ...expected]);
+      for (const col of columns) expect(headerColumns(['-o', 'wide'])).toContain(col.name.toUpperCase());
+    } finally {
+      kubectl(['delete', resource, name, ...nsArgs, '--ignore-not-found']);
+    }
+  });
 });
 
 describe('built-in controllers', () => {

@@ -2,6 +2,8 @@
  * Shapes of the objects the cluster tests read, and the repository's crds/ and samples/ read
  * through `kubectl create --dry-run=client -o json` (so the tests need no YAML parser).
  */
+import { builtinKinds } from '../../constructs';
+import { sample } from '../fixtures/resources';
 import * as fs from 'fs';
 import * as path from 'path';
 import { kubectl } from '../support/kubectl';
@@ -98,35 +100,23 @@ export function samplesInRepo(): { file: string; obj: KubeObject }[] {
   );
 }
 
-/** The project's kinds, with a minimal valid spec each (the schema's required fields). */
-export const KINDS = {
-  Memcached: {
-    apiVersion: 'cache.example.com/v1alpha1',
-    resource: 'memcacheds.cache.example.com',
-    namespaced: true,
-    spec: { size: 1 },
-  },
-  Balancer: {
-    apiVersion: 'exposer.hliangzhao.io/v1alpha1',
-    resource: 'balancers.exposer.hliangzhao.io',
-    namespaced: true,
-    spec: { ports: [{ name: 'http', port: 80 }], backends: [{ name: 'v1', weight: 100 }] },
-  },
-  NodePool: {
-    apiVersion: 'nodes.lailin.xyz/v1',
-    resource: 'nodepools.nodes.lailin.xyz',
-    namespaced: false,
-    spec: { labels: { 'pool.example.com/name': 'test' } },
-  },
-  DatabaseManager: {
-    apiVersion: 'coolops.cn/v1alpha1',
-    resource: 'databasemanagers.coolops.cn',
-    namespaced: true,
-    spec: { dbtype: 'mysql', replicas: 1 },
-  },
-} as const;
+/** The built-in kinds, each with a valid spec (its sample's). */
+export const KINDS: Record<
+  string,
+  { apiVersion: string; resource: string; namespaced: boolean; spec: unknown }
+> = Object.fromEntries(
+  builtinKinds.map((k) => [
+    k.kind,
+    {
+      apiVersion: k.apiVersion,
+      resource: k.crd.metadata.name,
+      namespaced: k.namespaced,
+      spec: sample(k).spec,
+    },
+  ]),
+);
 
-export type KindName = keyof typeof KINDS;
+export type KindName = string;
 
 /** A manifest of KIND named NAME with the given spec, as JSON text for `kubectl -f -`. */
 export function manifest(kind: KindName, name: string, spec: unknown): string {

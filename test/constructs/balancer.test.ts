@@ -1,7 +1,5 @@
-import { synthesize } from '../../constructs/synthesize';
-import type { CustomResource } from '../../constructs/resource';
-import type { BalancerSpec } from '../../crds/types.generated';
-import { balancer, dnsBalancer, sample } from '../fixtures/resources';
+import { balancerKind, type BalancerSpec, type CustomResource } from '../../constructs';
+import { balancer, dnsBalancer, sample, synthesize } from '../fixtures/resources';
 import {
   ConfigMap,
   Deployment,
@@ -74,7 +72,7 @@ const hashOf = (proxy: Deployment) => proxy.spec.template.metadata.annotations?.
 
 /** The seed sample changed by `edit`. */
 function edited(edit: (spec: BalancerSpec) => void): CustomResource<BalancerSpec> {
-  const resource = sample('Balancer');
+  const resource = sample(balancerKind);
   edit(resource.spec);
   return resource;
 }
@@ -82,7 +80,7 @@ function edited(edit: (spec: BalancerSpec) => void): CustomResource<BalancerSpec
 describe('Balancer', () => {
   describe('snapshots', () => {
     it('renders the seed sample', () => {
-      expect(toYaml(synthesize(sample('Balancer')))).toMatchSnapshot();
+      expect(toYaml(synthesize(sample(balancerKind)))).toMatchSnapshot();
     });
 
     it('renders a TCP and UDP balancer in a namespace', () => {
@@ -91,7 +89,7 @@ describe('Balancer', () => {
   });
 
   it('makes the front-end Service, the ConfigMap, the proxy Deployment and a Service per backend', () => {
-    expect(ids(synthesize(sample('Balancer'))).sort()).toEqual(
+    expect(ids(synthesize(sample(balancerKind))).sort()).toEqual(
       [
         'Service/balancer-sample',
         'ConfigMap/balancer-sample-proxy-configmap',
@@ -105,7 +103,7 @@ describe('Balancer', () => {
 
   describe('nginx.conf', () => {
     it('is the seed article\'s config for the seed sample, without its invalid "tcp"', () => {
-      expect(parts(sample('Balancer')).conf).toBe(SAMPLE_CONF);
+      expect(parts(sample(balancerKind)).conf).toBe(SAMPLE_CONF);
     });
 
     it('listens on UDP for a UDP port and lists every backend per port', () => {
@@ -137,19 +135,19 @@ describe('Balancer', () => {
     });
 
     it('does not carry the balancer label, which marks backend Services', () => {
-      expect(parts(sample('Balancer')).frontend.metadata.labels?.[BALANCER_LABEL]).toBeUndefined();
+      expect(parts(sample(balancerKind)).frontend.metadata.labels?.[BALANCER_LABEL]).toBeUndefined();
     });
 
     it("does not reach another Balancer's proxy", () => {
-      const a = parts(balancer('a', sample('Balancer').spec));
-      const b = parts(balancer('b', sample('Balancer').spec));
+      const a = parts(balancer('a', sample(balancerKind).spec));
+      const b = parts(balancer('b', sample(balancerKind).spec));
       expect(selects(a.frontend.spec.selector, podLabels(b.proxy))).toBe(false);
     });
   });
 
   describe('proxy Deployment', () => {
     it('runs one nginx:1.15.9 pod by default, spec.image otherwise', () => {
-      const { proxy } = parts(sample('Balancer'));
+      const { proxy } = parts(sample(balancerKind));
       expect(proxy.spec.replicas).toBe(1);
       expect(proxy.spec.template.spec.containers.map((c) => c.image)).toEqual(['nginx:1.15.9']);
       const custom = parts(edited((spec) => (spec.image = 'nginx:1.25-alpine'))).proxy;
@@ -157,7 +155,7 @@ describe('Balancer', () => {
     });
 
     it('mounts the ConfigMap at /etc/nginx', () => {
-      const { proxy } = parts(sample('Balancer'));
+      const { proxy } = parts(sample(balancerKind));
       const [container] = proxy.spec.template.spec.containers;
       const mount = container.volumeMounts?.find((m) => m.mountPath === '/etc/nginx');
       const volume = proxy.spec.template.spec.volumes?.find((v) => v.name === mount?.name);
@@ -165,12 +163,12 @@ describe('Balancer', () => {
     });
 
     it("selects its own pods with the Deployment's selector", () => {
-      const { proxy } = parts(sample('Balancer'));
+      const { proxy } = parts(sample(balancerKind));
       expect(selects(proxy.spec.selector.matchLabels, podLabels(proxy))).toBe(true);
     });
 
     it('annotates the pod template with the hash of the nginx.conf it mounts', () => {
-      const one = parts(sample('Balancer'));
+      const one = parts(sample(balancerKind));
       const other = parts(dnsBalancer());
       expect(hashOf(one.proxy)).toMatch(/^[0-9a-f]{8,}$/);
       expect(hashOf(other.proxy)).not.toBe(hashOf(one.proxy));
@@ -179,7 +177,7 @@ describe('Balancer', () => {
 
   describe('backend Services', () => {
     it('select spec.selector overlaid by the backend selector', () => {
-      const { backend } = parts(sample('Balancer'));
+      const { backend } = parts(sample(balancerKind));
       expect(backend('v1').spec.selector).toEqual({ app: 'test', version: 'v1' });
       expect(backend('v2').spec.selector).toEqual({ app: 'test', version: 'v2' });
       expect(backend('v3').spec.selector).toEqual({ app: 'test', version: 'v3' });
@@ -201,7 +199,7 @@ describe('Balancer', () => {
     });
 
     it('each reach the pods of their own version only', () => {
-      const { backend } = parts(sample('Balancer'));
+      const { backend } = parts(sample(balancerKind));
       const pods: Record<string, Labels> = {
         v1: { app: 'test', version: 'v1', 'pod-template-hash': 'x' },
         v2: { app: 'test', version: 'v2' },
@@ -215,7 +213,7 @@ describe('Balancer', () => {
     });
 
     it('carry the balancer label', () => {
-      const { backend } = parts(sample('Balancer'));
+      const { backend } = parts(sample(balancerKind));
       expect(backend('v2').metadata.labels?.[BALANCER_LABEL]).toBe('balancer-sample');
     });
 
@@ -239,7 +237,7 @@ describe('Balancer', () => {
     });
 
     it('are ClusterIP Services', () => {
-      const { backend } = parts(sample('Balancer'));
+      const { backend } = parts(sample(balancerKind));
       expect(backend('v1').spec.type ?? 'ClusterIP').toBe('ClusterIP');
     });
 
@@ -250,7 +248,7 @@ describe('Balancer', () => {
   });
 
   describe('configmap-hash', () => {
-    const before = parts(sample('Balancer'));
+    const before = parts(sample(balancerKind));
     const changes: [string, (spec: BalancerSpec) => void][] = [
       ['spec.selector', (spec) => (spec.selector = { app: 'prod' })],
       ["a backend's selector", (spec) => (spec.backends[0].selector = { version: 'v1.1' })],
@@ -289,8 +287,8 @@ describe('Balancer', () => {
     });
 
     it('is the same for the same nginx.conf whatever the namespace', () => {
-      const a = parts(balancer('b', sample('Balancer').spec, 'team-a'));
-      const b = parts(balancer('b', sample('Balancer').spec, 'team-b'));
+      const a = parts(balancer('b', sample(balancerKind).spec, 'team-a'));
+      const b = parts(balancer('b', sample(balancerKind).spec, 'team-b'));
       expect(hashOf(a.proxy)).toBe(hashOf(b.proxy));
     });
   });
@@ -329,14 +327,14 @@ describe('Balancer', () => {
 
     it('a name so long that <name>-<backend>-backend exceeds 63 characters', () => {
       const name = 'b'.repeat(54);
-      const error = specError(() => synthesize(balancer(name, sample('Balancer').spec)));
+      const error = specError(() => synthesize(balancer(name, sample(balancerKind).spec)));
       expect(error.field).toBe('spec.backends[0].name');
       expect(error.message).toContain(`${name}-v1-backend`);
     });
 
     it('but accepts a backend Service name of exactly 63 characters', () => {
       const name = 'b'.repeat(52);
-      const { backend } = parts(balancer(name, sample('Balancer').spec));
+      const { backend } = parts(balancer(name, sample(balancerKind).spec));
       expect(backend('v1').metadata.name).toHaveLength(63);
     });
 
@@ -348,7 +346,7 @@ describe('Balancer', () => {
 });
 
 it('Balancer: a named (string) targetPort reaches the backend Service', () => {
-  const resource = sample('Balancer');
+  const resource = sample(balancerKind);
   resource.spec.ports[0].targetPort = 'http';
   const service = find<Service>(synthesize(resource), 'Service', 'balancer-sample-v1-backend');
   expect(service.spec.ports).toEqual([{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'http' }]);

@@ -1,6 +1,5 @@
-import { synthesize } from '../../constructs/synthesize';
-import type { DatabaseManagerSpec } from '../../crds/types.generated';
-import { databaseManager, sample } from '../fixtures/resources';
+import { databaseManagerKind, type DatabaseManagerSpec } from '../../constructs';
+import { databaseManager, sample, synthesize } from '../fixtures/resources';
 import { Deployment, ids, ofKind, podLabels, selects, specError, toYaml } from './manifests';
 
 /** The one Deployment of a DatabaseManager named `name`. */
@@ -13,7 +12,7 @@ function deploymentOf(spec: DatabaseManagerSpec, name = 'orders'): Deployment {
 describe('DatabaseManager', () => {
   describe('snapshots', () => {
     it('renders the seed sample', () => {
-      expect(toYaml(synthesize(sample('DatabaseManager')))).toMatchSnapshot();
+      expect(toYaml(synthesize(sample(databaseManagerKind)))).toMatchSnapshot();
     });
 
     it('renders three MariaDB pods whose root password is in a Secret', () => {
@@ -27,7 +26,7 @@ describe('DatabaseManager', () => {
   });
 
   it('names the Deployment spec.deploymentName', () => {
-    expect(ids(synthesize(sample('DatabaseManager')))).toEqual(['Deployment/mysql']);
+    expect(ids(synthesize(sample(databaseManagerKind)))).toEqual(['Deployment/mysql']);
   });
 
   it('names the Deployment like the resource when spec.deploymentName is absent', () => {

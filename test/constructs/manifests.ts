@@ -3,7 +3,7 @@
  * a user would ask of them: which object is this, does this selector reach those pods.
  */
 import { stringify } from 'yaml';
-import { Manifest, SpecError } from '../../constructs/resource';
+import { SpecError, type Manifest } from '../../constructs';
 
 export type Labels = Record<string, string>;
 

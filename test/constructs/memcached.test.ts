@@ -1,6 +1,5 @@
-import { synthesize } from '../../constructs/synthesize';
-import type { MemcachedSpec } from '../../crds/types.generated';
-import { memcached, sample } from '../fixtures/resources';
+import { memcachedKind, type MemcachedSpec } from '../../constructs';
+import { memcached, sample, synthesize } from '../fixtures/resources';
 import { Deployment, Service, find, ids, podLabels, selects, specError, toYaml } from './manifests';
 
 const synth = (name: string, spec: MemcachedSpec, namespace?: string) =>
@@ -9,7 +8,7 @@ const synth = (name: string, spec: MemcachedSpec, namespace?: string) =>
 describe('Memcached', () => {
   describe('snapshots', () => {
     it('renders the seed sample', () => {
-      expect(toYaml(synthesize(sample('Memcached')))).toMatchSnapshot();
+      expect(toYaml(synthesize(sample(memcachedKind)))).toMatchSnapshot();
     });
 
     it('renders three pods of a custom image in a namespace', () => {
@@ -20,7 +19,7 @@ describe('Memcached', () => {
   });
 
   it('makes a Deployment and a Service, both named like the resource', () => {
-    expect(ids(synthesize(sample('Memcached')))).toEqual([
+    expect(ids(synthesize(sample(memcachedKind)))).toEqual([
       'Deployment/memcached-sample',
       'Service/memcached-sample',
     ]);

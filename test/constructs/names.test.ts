@@ -1,10 +1,10 @@
-import { synthesize } from '../../constructs/synthesize';
-import { balancer, databaseManager, memcached, sample } from '../fixtures/resources';
+import { balancerKind } from '../../constructs';
+import { balancer, databaseManager, memcached, sample, synthesize } from '../fixtures/resources';
 import { specError } from './manifests';
 
 it.each([
   () => synthesize(memcached('1cache', { size: 1 })),
-  () => synthesize(balancer('9lb', sample('Balancer').spec)),
+  () => synthesize(balancer('9lb', sample(balancerKind).spec)),
 ])('rejects a name that cannot name a Service (DNS-1035: starts with a letter)', (fn) => {
   expect(specError(fn).field).toBe('metadata.name');
 });

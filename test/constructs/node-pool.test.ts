@@ -1,6 +1,5 @@
-import { memberLabel, nodePoolMembership } from '../../constructs/node-pool';
-import { synthesize } from '../../constructs/synthesize';
-import { nodePool, sample } from '../fixtures/resources';
+import { memberLabel, nodePoolKind, nodePoolMembership } from '../../constructs';
+import { nodePool, sample, synthesize } from '../fixtures/resources';
 import { RuntimeClass, find, ids, specError, toYaml } from './manifests';
 
 const taints = [
@@ -12,7 +11,7 @@ const taints = [
 describe('NodePool', () => {
   describe('snapshots', () => {
     it('renders the seed sample', () => {
-      expect(toYaml(synthesize(sample('NodePool')))).toMatchSnapshot();
+      expect(toYaml(synthesize(sample(nodePoolKind)))).toMatchSnapshot();
     });
 
     it('renders an empty pool', () => {
@@ -29,7 +28,7 @@ describe('NodePool', () => {
   });
 
   it('makes one RuntimeClass node.k8s.io/v1 named node-pool-<name>', () => {
-    const out = synthesize(sample('NodePool'));
+    const out = synthesize(sample(nodePoolKind));
     expect(ids(out)).toEqual(['RuntimeClass/node-pool-master']);
     expect(out[0].apiVersion).toBe('node.k8s.io/v1');
   });
@@ -43,9 +42,9 @@ describe('NodePool', () => {
   });
 
   it('schedules onto nodes carrying spec.labels', () => {
-    const { spec } = sample('NodePool');
+    const { spec } = sample(nodePoolKind);
     const runtimeClass = find<RuntimeClass>(
-      synthesize(sample('NodePool')),
+      synthesize(sample(nodePoolKind)),
       'RuntimeClass',
       'node-pool-master',
     );
@@ -82,7 +81,7 @@ describe('NodePool', () => {
 
   describe('nodePoolMembership', () => {
     it('returns the labels and taints to put on member nodes', () => {
-      expect(nodePoolMembership(sample('NodePool').spec)).toEqual({
+      expect(nodePoolMembership(sample(nodePoolKind).spec)).toEqual({
         labels: { 'node-pool.lailin.xyz/master': '8', 'node-pool.lailin.xyz/test': '2' },
         taints: [{ key: 'node-pool.lailin.xyz', value: 'master', effect: 'NoSchedule' }],
       });

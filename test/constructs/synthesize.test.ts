@@ -1,23 +1,28 @@
 import { createHash } from 'node:crypto';
-import { CustomResource, Manifest, SpecError } from '../../constructs/resource';
-import { synthesize } from '../../constructs/synthesize';
 import {
-  KindName,
+  SpecError,
+  builtinKinds,
+  balancerKind,
+  memcachedKind,
+  synthesize as synthesizeKind,
+  type CustomResource,
+  type Manifest,
+} from '../../constructs';
+import {
   balancer,
   databaseManager,
   dnsBalancer,
   memcached,
   nodePool,
+  registry,
   sample,
+  synthesize,
 } from '../fixtures/resources';
 import { Deployment, deepFrozen, ofKind, podLabels, selects, specError } from './manifests';
 
 /** One resource of every kind, as samples and as variants that exercise the optional fields. */
 const FIXTURES: [string, CustomResource][] = [
-  ['the Memcached sample', sample('Memcached')],
-  ['the NodePool sample', sample('NodePool')],
-  ['the DatabaseManager sample', sample('DatabaseManager')],
-  ['the Balancer sample', sample('Balancer')],
+  ...builtinKinds.map((kind): [string, CustomResource] => [`the ${kind.kind} sample`, sample(kind)]),
   ['a Memcached in a namespace', memcached('sessions', { size: 3, image: 'memcached:1.6' }, 'shop')],
   ['an empty NodePool', nodePool('spare', {})],
   [
@@ -26,13 +31,6 @@ const FIXTURES: [string, CustomResource][] = [
   ],
   ['a TCP and UDP Balancer in a namespace', dnsBalancer('dns', 'kube-dns')],
 ];
-
-const NAMESPACED: Record<KindName, boolean> = {
-  Memcached: true,
-  NodePool: false,
-  DatabaseManager: true,
-  Balancer: true,
-};
 
 const OWNER_UID = '6f1c3a52-7d0e-4a8b-9c1d-2e3f4a5b6c7d';
 
@@ -80,7 +78,9 @@ describe('synthesize', () => {
     });
 
     it("puts namespaced children in the resource's namespace", () => {
-      const expected = NAMESPACED[resource.kind as KindName] ? resource.metadata.namespace : undefined;
+      const expected = registry.get(resource.apiVersion, resource.kind)?.namespaced
+        ? resource.metadata.namespace
+        : undefined;
       expect(out.map((child) => child.metadata.namespace)).toEqual(out.map(() => expected));
     });
 
@@ -144,13 +144,13 @@ describe('synthesize', () => {
   });
 
   it('shares no state between calls', () => {
-    const first = synthesize(sample('Balancer'));
+    const first = synthesize(sample(balancerKind));
     const expected = structuredClone(first);
     first[0].metadata.name = 'changed';
     (first[0].metadata.labels ??= {}).extra = 'x';
-    synthesize(balancer('other', sample('Balancer').spec, 'elsewhere'), { owner: { uid: OWNER_UID } });
+    synthesize(balancer('other', sample(balancerKind).spec, 'elsewhere'), { owner: { uid: OWNER_UID } });
     synthesize(memcached('other', { size: 5 }, 'elsewhere'));
-    expect(synthesize(sample('Balancer'))).toEqual(expected);
+    expect(synthesize(sample(balancerKind))).toEqual(expected);
   });
 
   it('gives resources that differ in name, namespace or kind different ApplySets', () => {
@@ -166,16 +166,16 @@ describe('synthesize', () => {
   });
 
   describe('rejects', () => {
-    it('an unknown kind, naming the kind', () => {
+    it('a resource of another kind than the one given, naming the kind', () => {
       const resource = { ...memcached('a', { size: 1 }), kind: 'Redis' };
-      const error = specError(() => synthesize(resource));
+      const error = specError(() => synthesizeKind(memcachedKind, resource));
       expect(error.field).toBe('kind');
       expect(error.message).toContain('Redis');
     });
 
-    it('a known kind under an apiVersion that is not registered', () => {
+    it("a resource of the kind's name under another apiVersion", () => {
       const resource = { ...memcached('a', { size: 1 }), apiVersion: 'cache.example.com/v1' };
-      const error = specError(() => synthesize(resource));
+      const error = specError(() => synthesizeKind(memcachedKind, resource));
       expect(error.field).toBe('kind');
       expect(error.message).toContain('cache.example.com/v1');
     });

@@ -5,7 +5,7 @@ import {
   hashObject,
   withAppliedHash,
 } from '../../controller/converge';
-import { formatQuantity, parseQuantity, sumQuantities } from '../../controller/quantity';
+import { formatQuantity, parseQuantity, sumQuantities } from '../../constructs/kit/quantity';
 
 const desired = withAppliedHash({
   apiVersion: 'v1',

@@ -1,13 +1,5 @@
-import {
-  CONFIG_MAP,
-  EVENT,
-  LEASE,
-  NODE,
-  POD,
-  objectKey,
-  resourcePath,
-  splitKey,
-} from '../../controller/kube/paths';
+import { CONFIG_MAP, EVENT, LEASE, NODE, POD } from '../../constructs/kit';
+import { objectKey, resourcePath, splitKey } from '../../controller/kube/paths';
 
 describe('resourcePath', () => {
   const DEPLOYMENT = { apiVersion: 'apps/v1', plural: 'deployments', namespaced: true };
@@ -61,10 +53,15 @@ describe('resourcePath', () => {
   });
 
   test('the built-ins have the right groups and scopes', () => {
-    expect(POD).toEqual({ apiVersion: 'v1', plural: 'pods', namespaced: true });
-    expect(NODE).toEqual({ apiVersion: 'v1', plural: 'nodes', namespaced: false });
-    expect(EVENT).toEqual({ apiVersion: 'v1', plural: 'events', namespaced: true });
-    expect(LEASE).toEqual({ apiVersion: 'coordination.k8s.io/v1', plural: 'leases', namespaced: true });
+    expect(POD).toEqual({ apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true });
+    expect(NODE).toEqual({ apiVersion: 'v1', kind: 'Node', plural: 'nodes', namespaced: false });
+    expect(EVENT).toEqual({ apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true });
+    expect(LEASE).toEqual({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      plural: 'leases',
+      namespaced: true,
+    });
   });
 });
 

@@ -3,13 +3,26 @@
  * answered to the same object on a server-side dry run (`details.causes`), except where a comment says
  * why ours differs.
  */
-import { balancerCrd, crds, databaseManagerCrd, memcachedCrd, nodePoolCrd } from '../../crds';
-import type { CustomResourceDefinition, JSONSchemaProps } from '../../crds/schema';
+import {
+  balancerKind,
+  builtinKinds,
+  databaseManagerKind,
+  memcachedKind,
+  nodePoolKind,
+  type CustomResourceDefinition,
+  type JSONSchemaProps,
+} from '../../constructs';
 import { ruleSyntaxError } from '../../synth/cel';
 import { validateResource } from '../../synth/validate';
 import type { FieldError } from '../../synth/validate';
 
 type Obj = Record<string, unknown>;
+
+const { crd: memcachedCrd } = memcachedKind;
+const { crd: nodePoolCrd } = nodePoolKind;
+const { crd: databaseManagerCrd } = databaseManagerKind;
+const { crd: balancerCrd } = balancerKind;
+const crds = builtinKinds.map((k) => k.crd);
 
 function resource(crd: CustomResourceDefinition, spec: unknown, metadata: unknown = { name: 'sample' }): Obj {
   const version = crd.spec.versions[0]?.name ?? '';

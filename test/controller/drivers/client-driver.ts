@@ -4,7 +4,8 @@
  * {t:'requests', calls: ['verb:code', ...]}.
  */
 import { ApiError, loadClient, type KubeRequest } from '../../../controller/kube/client';
-import { CONFIG_MAP, resourcePath } from '../../../controller/kube/paths';
+import { CONFIG_MAP } from '../../../constructs/kit';
+import { resourcePath } from '../../../controller/kube/paths';
 
 const { namespace } = JSON.parse(process.env.DRIVER_CONFIG ?? '{}') as { namespace: string };
 const print = (line: Record<string, unknown>) => process.stdout.write(JSON.stringify(line) + '\n');

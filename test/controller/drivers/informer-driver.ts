@@ -23,7 +23,8 @@ import {
   type KubeRequest,
   type WatchEvent,
 } from '../../../controller/kube/client';
-import { CONFIG_MAP, type ResourceType } from '../../../controller/kube/paths';
+import { CONFIG_MAP } from '../../../constructs/kit';
+import type { ResourceType } from '../../../controller/kube/paths';
 import { createLogger } from '../../../controller/log';
 
 interface Config {

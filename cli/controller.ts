@@ -1,0 +1,148 @@
+/**
+ * `reconstruct controller`: the operator process. Flags have environment equivalents
+ * (RECONSTRUCT_<FLAG>, e.g. RECONSTRUCT_WORKERS=4); flags win.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { builtinKinds } from '../constructs/builtin';
+import { createLogger } from '../controller/log';
+import { DEFAULT_SETTINGS, runController, type ControllerSettings } from '../controller/run';
+import { KINDS_FLAGS, KINDS_HELP, KindsError, loadKinds } from './kinds';
+
+export const CONTROLLER_HELP = `Usage: reconstruct controller [options]
+
+Runs the operator against the cluster of the kubeconfig in effect (in-cluster service account,
+KUBECONFIG, or ~/.kube/config): watches the custom resources of its kinds (built in:
+${builtinKinds.map((k) => k.kind).join(', ')}), applies their children, prunes what they no longer
+want, and reports status.
+
+Options (environment variable in brackets):
+  --kubeconfig PATH         kubeconfig file [KUBECONFIG]
+  --namespaces A,B          namespaces to watch; default all [RECONSTRUCT_NAMESPACES]
+  --workers N               concurrent reconciles (default 4) [RECONSTRUCT_WORKERS]
+  --leader-elect            elect a leader through a Lease; off by default [RECONSTRUCT_LEADER_ELECT=true]
+  --lease-name NAME         default reconstruct-controller [RECONSTRUCT_LEASE_NAME]
+  --lease-namespace NS      default: the pod's namespace, else default [RECONSTRUCT_LEASE_NAMESPACE]
+  --lease-duration SECONDS  how long a leader's lease lasts unrenewed (default 15) [RECONSTRUCT_LEASE_DURATION]
+  --field-manager NAME      server-side apply field manager (default reconstruct) [RECONSTRUCT_FIELD_MANAGER]
+  --metrics-addr HOST:PORT  /metrics (default 127.0.0.1:8080; "0" disables) [RECONSTRUCT_METRICS_ADDR]
+  --health-addr HOST:PORT   /healthz and /readyz (default 127.0.0.1:8081) [RECONSTRUCT_HEALTH_ADDR]
+  --resync SECONDS          periodic resync of every resource (default 600) [RECONSTRUCT_RESYNC]
+  --shutdown-timeout SECONDS  bound on finishing in-flight work at SIGTERM (default 20)
+  --log-level LEVEL         debug, info, warn or error (default info) [RECONSTRUCT_LOG_LEVEL]
+  --log-format FORMAT       json or text (default: text on a terminal, else json) [RECONSTRUCT_LOG_FORMAT]
+${KINDS_HELP}
+  -h, --help                show this help
+`;
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+const FLAGS = {
+  kubeconfig: { type: 'string' },
+  namespaces: { type: 'string' },
+  workers: { type: 'string' },
+  'leader-elect': { type: 'boolean' },
+  'lease-name': { type: 'string' },
+  'lease-namespace': { type: 'string' },
+  'lease-duration': { type: 'string' },
+  'field-manager': { type: 'string' },
+  'metrics-addr': { type: 'string' },
+  'health-addr': { type: 'string' },
+  resync: { type: 'string' },
+  'shutdown-timeout': { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  ...KINDS_FLAGS,
+} as const;
+
+function podNamespace(): string | undefined {
+  try {
+    return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Settings extends ControllerSettings {
+  /** --kinds modules. */
+  kindModules: string[];
+  builtinKinds: boolean;
+}
+
+/** Flags, then RECONSTRUCT_* variables, then defaults. Throws a message naming the bad setting. */
+export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings | 'help' {
+  const { values } = parseArgs({ args: argv, options: FLAGS, allowPositionals: false });
+  if (values.help) return 'help';
+  const pick = (flag: keyof typeof FLAGS): string | undefined => {
+    const value = values[flag];
+    if (value !== undefined) return String(value);
+    return env[`RECONSTRUCT_${flag.toUpperCase().replace(/-/g, '_')}`];
+  };
+  const positive = (flag: keyof typeof FLAGS, fallback: number): number => {
+    const text = pick(flag);
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag}: "${text}" is not a positive number`);
+    return n;
+  };
+  const oneOf = <T extends string>(flag: keyof typeof FLAGS, allowed: readonly T[], fallback: T): T => {
+    const text = pick(flag) ?? fallback;
+    if (!allowed.includes(text as T))
+      throw new Error(`--${flag}: "${text}" is not one of ${allowed.join(', ')}`);
+    return text as T;
+  };
+  return {
+    kindModules: values.kinds ?? [],
+    builtinKinds: !values['no-builtin-kinds'],
+    kubeconfig: pick('kubeconfig'),
+    namespaces: (pick('namespaces') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    workers: Math.floor(positive('workers', DEFAULT_SETTINGS.workers)),
+    leaderElect: ['true', '1', 'yes'].includes(String(pick('leader-elect') ?? 'false').toLowerCase()),
+    leaseName: pick('lease-name') ?? DEFAULT_SETTINGS.leaseName,
+    leaseNamespace: pick('lease-namespace') ?? podNamespace() ?? DEFAULT_SETTINGS.leaseNamespace,
+    leaseDurationMs: positive('lease-duration', DEFAULT_SETTINGS.leaseDurationMs / 1000) * 1000,
+    fieldManager: pick('field-manager') ?? DEFAULT_SETTINGS.fieldManager,
+    metricsAddr: pick('metrics-addr') ?? DEFAULT_SETTINGS.metricsAddr,
+    healthAddr: pick('health-addr') ?? DEFAULT_SETTINGS.healthAddr,
+    resyncMs: positive('resync', DEFAULT_SETTINGS.resyncMs / 1000) * 1000,
+    shutdownMs: positive('shutdown-timeout', DEFAULT_SETTINGS.shutdownMs / 1000) * 1000,
+    logLevel: oneOf('log-level', ['debug', 'info', 'warn', 'error'] as const, DEFAULT_SETTINGS.logLevel),
+    logFormat: oneOf('log-format', ['json', 'text'] as const, process.stderr.isTTY ? 'text' : 'json'),
+  };
+}
+
+/** `reconstruct controller`: returns the exit status. */
+export async function controllerCommand(argv: string[]): Promise<number> {
+  let settings: Settings | 'help';
+  try {
+    settings = parseSettings(argv, process.env);
+  } catch (err) {
+    process.stderr.write(`reconstruct controller: ${(err as Error).message}\n\n${CONTROLLER_HELP}`);
+    return 2;
+  }
+  if (settings === 'help') {
+    process.stdout.write(CONTROLLER_HELP);
+    return 0;
+  }
+  const log = createLogger({ level: settings.logLevel, format: settings.logFormat });
+  let kinds;
+  try {
+    kinds = await loadKinds({ modules: settings.kindModules, builtin: settings.builtinKinds });
+  } catch (err) {
+    if (!(err instanceof KindsError)) throw err;
+    process.stderr.write(`reconstruct controller: ${err.message}\n`);
+    return 2;
+  }
+  try {
+    return await runController(kinds, { ...settings, log });
+  } catch (err) {
+    log.error('controller failed', {
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
+    return 1;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Balancer (`exposer.hliangzhao.io/v1alpha1`, seed 004): an nginx proxy that spreads a front-end
+ * Service's traffic over weighted backend Services; the status counts the backend Services.
+ */
+import {
+  DEPLOYMENT,
+  LABEL_PART_OF,
+  SERVICE,
+  CONFIG_MAP,
+  applySetId,
+  customResourceClass,
+  deploymentReadiness,
+  defineKind,
+  desiredDeployment,
+  type StatusContext,
+} from '../kit';
+import { BALANCER_LABEL, Balancer } from './balancer';
+import { balancerSchema } from './schema';
+import type { BalancerSpec, BalancerStatus } from './types.generated';
+
+export * from './balancer';
+export { balancerSchema } from './schema';
+export type * from './types.generated';
+
+type OwnStatus = Pick<BalancerStatus, 'activeBackendsNum' | 'obsoleteBackendsNum'>;
+
+/** The backend Services the balancer wants, and those labelled as its own in its namespace. */
+function backendServices({ resource, children, view }: StatusContext<BalancerSpec>) {
+  const { namespace, name } = resource.metadata;
+  const wanted = new Set(
+    children
+      .filter((c) => c.kind === 'Service' && c.metadata.labels?.[BALANCER_LABEL] === name)
+      .map((s) => s.metadata.name),
+  );
+  const labelled = view
+    .list(SERVICE, namespace, { label: LABEL_PART_OF, value: applySetId(resource) })
+    .filter((s) => s.metadata.labels?.[BALANCER_LABEL] === name);
+  const active = labelled.filter((s) => wanted.has(s.metadata.name)).length;
+  return { wanted: wanted.size, active, obsolete: labelled.length - active };
+}
+
+export const balancerKind = defineKind<BalancerSpec, OwnStatus>({
+  apiVersion: 'exposer.hliangzhao.io/v1alpha1',
+  kind: 'Balancer',
+  plural: 'balancers',
+  shortNames: ['bl'],
+  schema: balancerSchema,
+  construct: Balancer,
+  children: [SERVICE, CONFIG_MAP, DEPLOYMENT],
+  status(context) {
+    const { active, obsolete } = backendServices(context);
+    return { activeBackendsNum: active, obsoleteBackendsNum: obsolete };
+  },
+  ready(context) {
+    const { wanted, active } = backendServices(context);
+    if (active < wanted) {
+      return { ready: false, reason: 'Progressing', message: `${active}/${wanted} backend Services exist` };
+    }
+    const proxy = desiredDeployment(context.children);
+    return deploymentReadiness(
+      context.view.get(DEPLOYMENT, context.resource.metadata.namespace, proxy.metadata.name),
+      proxy.spec.replicas,
+    );
+  },
+});
+
+/** A Balancer custom resource, for a cdk8s app that emits resources for the operator to reconcile. */
+export class BalancerResource extends customResourceClass(balancerKind) {}

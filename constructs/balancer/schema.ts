@@ -1,0 +1,84 @@
+import { DNS_LABEL, intOrString, labelMap, type KindSchema } from '../kit';
+
+/** The CRD schema of Balancer: the source of its CRD YAML and its generated types. */
+export const balancerSchema: KindSchema = {
+  description:
+    'An nginx proxy that spreads the traffic of a front-end Service over weighted backend Services.',
+  spec: {
+    type: 'object',
+    required: ['ports', 'backends'],
+    properties: {
+      ports: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 32,
+        description: 'Ports of the front-end Service; each is proxied to the same port of every backend.',
+        items: {
+          type: 'object',
+          required: ['name', 'port'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 15, pattern: DNS_LABEL },
+            protocol: { type: 'string', enum: ['TCP', 'UDP'], default: 'TCP' },
+            port: { type: 'integer', format: 'int32', minimum: 1, maximum: 65535 },
+            targetPort: intOrString('Port of the backend pods. Defaults to `port`.'),
+          },
+        },
+        'x-kubernetes-validations': [
+          { rule: 'self.all(p, self.exists_one(q, q.name == p.name))', message: 'port names must be unique' },
+        ],
+      },
+      selector: labelMap('Labels every backend pod carries.'),
+      backends: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 64,
+        description: 'Weighted backends; each gets a Service <balancer>-<backend>-backend.',
+        items: {
+          type: 'object',
+          required: ['name', 'weight'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 40, pattern: DNS_LABEL },
+            weight: { type: 'integer', format: 'int32', minimum: 1, maximum: 1000 },
+            selector: labelMap("Labels of this backend's pods, overlaid on spec.selector."),
+          },
+        },
+        'x-kubernetes-validations': [
+          {
+            rule: 'self.all(b, self.exists_one(c, c.name == b.name))',
+            message: 'backend names must be unique',
+          },
+        ],
+      },
+      image: {
+        type: 'string',
+        minLength: 1,
+        default: 'nginx:1.15.9',
+        description: 'Container image of the nginx proxy.',
+      },
+    },
+  },
+  status: {
+    activeBackendsNum: {
+      type: 'integer',
+      format: 'int32',
+      description: 'Desired backend Services that exist.',
+    },
+    obsoleteBackendsNum: {
+      type: 'integer',
+      format: 'int32',
+      description: 'Backend Services of this balancer that are no longer desired.',
+    },
+  },
+  rules: [
+    {
+      rule: 'self.spec.backends.all(b, size(self.metadata.name) + size(b.name) <= 54)',
+      message:
+        'metadata.name and a backend name together must be at most 54 characters: <name>-<backend>-backend is a Service name',
+      fieldPath: '.spec.backends',
+    },
+  ],
+  columns: [
+    { name: 'Active', type: 'integer', jsonPath: '.status.activeBackendsNum' },
+    { name: 'Obsolete', type: 'integer', jsonPath: '.status.obsoleteBackendsNum' },
+  ],
+};

@@ -1,0 +1,80 @@
+/**
+ * What a kind sees of the cluster when the controller asks it for status, readiness or work on other
+ * objects: a read-only view of the controller's caches. Plain types, no client: a kind's code stays
+ * testable with an in-memory view.
+ */
+import type { ApiKind } from './api-kind';
+
+/** An object as the controller's caches hold it (managedFields dropped). */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+    deletionTimestamp?: string;
+    finalizers?: string[];
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+
+/** An equality selector on one label. */
+export interface LabelMatch {
+  label: string;
+  value: string;
+}
+
+/** The API kinds a view can be asked about: a kind's children and extra watches, and the custom kinds. */
+export type ViewKind = Pick<ApiKind, 'apiVersion' | 'plural' | 'namespaced'>;
+
+/** Read access to the controller's caches. */
+export interface ClusterView {
+  /** The object of this kind, namespace and name, if the caches hold it (our children, watched kinds). */
+  get(type: ViewKind, namespace: string | undefined, name: string): KubeObject | undefined;
+  /** Cached objects of a namespace (all when undefined), optionally only those with one label value. */
+  list(type: ViewKind, namespace?: string, match?: LabelMatch): KubeObject[];
+  /**
+   * Whether an object of this child kind and name exists, ours or anyone's: get() sees only ours, and a
+   * metadata-only cache the others.
+   */
+  exists(type: ViewKind, namespace: string | undefined, name: string): boolean;
+}
+
+/** Whether a resource (or one child) is ready, with the reason and message its Ready condition shows. */
+export interface Readiness {
+  readonly ready: boolean;
+  /** CamelCase, e.g. `Available`, `Progressing`. */
+  readonly reason: string;
+  /** What a user reads in `kubectl describe`: which object, what it waits for. */
+  readonly message: string;
+}
+
+/** A watch a kind needs beyond its resources and children; events enqueue the resources it names. */
+export interface ExtraWatch {
+  readonly type: ApiKind;
+  readonly labelSelector?: string;
+  /** Labels the cache indexes, for `ClusterView.list` with a match on them. */
+  readonly indexLabels?: string[];
+  /**
+   * Only the objects' metadata is read (PartialObjectMetadata): cached objects have no spec or status, and
+   * an update concerns the resources only when its metadata changed, not on every status change.
+   */
+  readonly metadataOnly?: boolean;
+  /** The names of the resources (namespace, name) an object's change concerns. */
+  owners(obj: KubeObject): { namespace?: string; name: string }[];
+}
+
+/** One merge patch of an object that is not a child, computed by a kind's sync. */
+export interface SyncPatch {
+  readonly type: ApiKind;
+  readonly obj: KubeObject;
+  /** A JSON merge patch; with metadata.resourceVersion in it, it fails rather than overwrite a change. */
+  readonly patch: object;
+}

@@ -1,0 +1,354 @@
+/**
+ * `defineKind`: everything about one custom-resource kind in one definition — its CRD schema, the
+ * construct that synthesizes a resource's children, its status and what Ready means, what else it
+ * watches, and its work on other objects (with a finalizer). The renderer, the controller, the install
+ * manifests and the tests take a list of such kinds and name none.
+ */
+import type { Construct } from 'constructs';
+import { kindKey, type ApiKind } from './api-kind';
+import type { ClusterView, ExtraWatch, Readiness, SyncPatch } from './cluster-view';
+import { withDefaults } from './defaults';
+import type { CustomResource, Manifest, ResourceProps } from './resource';
+import {
+  ageColumn,
+  commonStatus,
+  readyColumn,
+  type CustomResourceDefinition,
+  type JSONSchemaProps,
+  type PrinterColumn,
+  type ValidationRule,
+} from './schema';
+
+/** The category every kind's CRD carries: `kubectl get reconstruct` lists the resources of every kind. */
+export const KIND_CATEGORY = 'reconstruct';
+
+/** The CRD schema of a kind, from which its CRD YAML and its spec and status types are generated. */
+export interface KindSchema {
+  /** What a resource of this kind is, for `kubectl explain`. */
+  readonly description: string;
+  /** The schema of `spec`: an object. Defaults live here, once; the construct reads them. */
+  readonly spec: JSONSchemaProps;
+  /** The kind's own status fields; `observedGeneration` and `conditions` are added. */
+  readonly status?: Record<string, JSONSchemaProps>;
+  /** CEL rules on the whole object, for checks that span metadata and spec. */
+  readonly rules?: ValidationRule[];
+  /** Printer columns; `Ready` and `Age` are added at the end unless given. */
+  readonly columns?: PrinterColumn[];
+}
+
+/** The construct of a kind: a cdk8s construct class that adds a resource's children to `scope`. */
+export type KindConstruct<Spec> = new (scope: Construct, id: string, props: ResourceProps<Spec>) => Construct;
+
+/** What a kind's status and readiness rules see: the resource, its desired children and the cluster. */
+export interface StatusContext<Spec = unknown> {
+  /** The resource as the API server stores it (schema defaults applied). */
+  readonly resource: CustomResource<Spec>;
+  /** The children its construct synthesized, as the controller applies them. */
+  readonly children: readonly Manifest[];
+  /** The controller's caches: the children as they are, and the kind's extra watches. */
+  readonly view: ClusterView;
+}
+
+/**
+ * Work on objects that are not children (NodePool's labels and taints on nodes): patches computed from the
+ * world on every reconcile, and undone before the resource may go. The finalizer holds the resource until
+ * `plan` with `deleting` returns nothing left to undo.
+ */
+export interface KindSync<Spec = unknown> {
+  /** A qualified name, e.g. `nodes.example.com/cleanup`. */
+  readonly finalizer: string;
+  /** The patches that bring the cluster to what the resource wants, or undo them when `deleting`. */
+  plan(resource: CustomResource<Spec>, view: ClusterView, deleting: boolean): SyncPatch[];
+}
+
+/** What `defineKind` takes. */
+export interface KindOptions<Spec, Status extends object = Record<string, unknown>> {
+  /** `<group>/<version>`, e.g. `cache.example.com/v1alpha1`. */
+  readonly apiVersion: string;
+  /** UpperCamelCase, e.g. `Memcached`. */
+  readonly kind: string;
+  /** The lower-case plural in API paths and `kubectl get`, e.g. `memcacheds`. */
+  readonly plural: string;
+  /** @default - the kind in lower case */
+  readonly singular?: string;
+  /** @default 'Namespaced' */
+  readonly scope?: 'Namespaced' | 'Cluster';
+  /** Short names for `kubectl get`, e.g. `mc`. */
+  readonly shortNames?: string[];
+  /** CRD categories besides `reconstruct`, which every kind has. */
+  readonly categories?: string[];
+  readonly schema: KindSchema;
+  /** The construct that synthesizes a resource's children. */
+  readonly construct: KindConstruct<Spec>;
+  /**
+   * Every kind of object the construct may produce: what pruning lists, the controller watches and RBAC
+   * grants. A child of a kind not listed here fails the reconcile with a message naming it.
+   */
+  readonly children: readonly ApiKind[];
+  /** The kind's own status fields, beside `observedGeneration` and `conditions`. */
+  status?(context: StatusContext<Spec>): Status;
+  /**
+   * What Ready means for this kind, naming what blocks it.
+   * @default - Ready once every desired child exists
+   */
+  ready?(context: StatusContext<Spec>): Readiness;
+  /** Objects to watch besides the resources and their children; their events reconcile what they name. */
+  readonly watches?: readonly ExtraWatch[];
+  /** Work on objects that are not children, undone before deletion (see KindSync). */
+  readonly sync?: KindSync<Spec>;
+}
+
+/** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
+export interface Kind<Spec = unknown, Status extends object = Record<string, unknown>> extends ApiKind {
+  readonly group: string;
+  readonly version: string;
+  /** The CustomResourceDefinition, as `kubectl apply` installs it. */
+  readonly crd: CustomResourceDefinition;
+  readonly schema: KindSchema;
+  readonly children: readonly ApiKind[];
+  readonly watches: readonly ExtraWatch[];
+  readonly sync?: KindSync<Spec>;
+  /** Adds the construct of `resource` to `scope`. Throws SpecError for a spec it cannot synthesize. */
+  build(scope: Construct, resource: CustomResource<Spec>): Construct;
+  /** `spec` with the schema's defaults filled in, as the API server would store it. */
+  withDefaults(spec: Spec): Spec;
+  /** The kind's own status fields. */
+  status(context: StatusContext<Spec>): Status;
+  /** Whether the resource is Ready, and what blocks it. */
+  ready(context: StatusContext<Spec>): Readiness;
+}
+
+/** A definition that cannot work, named with what is wrong. */
+export class KindDefinitionError extends Error {
+  constructor(kind: string, problems: string[]) {
+    super(`defineKind(${kind}): ${problems.join('; ')}`);
+    this.name = 'KindDefinitionError';
+  }
+}
+
+const QUALIFIED_NAME =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+function isApiKind(value: unknown): value is ApiKind {
+  const k = value as Partial<ApiKind> | undefined;
+  return (
+    typeof k?.apiVersion === 'string' &&
+    k.apiVersion !== '' &&
+    typeof k.kind === 'string' &&
+    k.kind !== '' &&
+    typeof k.plural === 'string' &&
+    k.plural !== '' &&
+    typeof k.namespaced === 'boolean'
+  );
+}
+
+/** Every problem of a definition, so one error names all of them. */
+function problemsOf(o: KindOptions<unknown, object>): string[] {
+  const problems: string[] = [];
+  const need = (ok: boolean, message: string) => {
+    if (!ok) problems.push(message);
+  };
+  const [group, version, extra] = String(o.apiVersion ?? '').split('/');
+  need(
+    extra === undefined && !!group && DNS_SUBDOMAIN.test(group) && group.includes('.') && !!version,
+    `apiVersion "${o.apiVersion ?? ''}" must be <group>/<version> with a DNS subdomain group (e.g. example.com/v1)`,
+  );
+  if (version)
+    need(
+      /^v\d+((alpha|beta)\d+)?$/.test(version),
+      `version "${version}" must look like v1, v1alpha1, v2beta3`,
+    );
+  need(
+    typeof o.kind === 'string' && /^[A-Z][A-Za-z0-9]*$/.test(o.kind),
+    `kind "${o.kind ?? ''}" must be UpperCamelCase`,
+  );
+  need(
+    typeof o.plural === 'string' && DNS_LABEL.test(o.plural),
+    `plural "${o.plural ?? ''}" must be a lower-case DNS label`,
+  );
+  if (o.singular !== undefined)
+    need(DNS_LABEL.test(o.singular), `singular "${o.singular}" must be a lower-case DNS label`);
+  need(
+    o.scope === undefined || o.scope === 'Namespaced' || o.scope === 'Cluster',
+    `scope must be Namespaced or Cluster`,
+  );
+  need(typeof o.construct === 'function', 'construct is missing: give the construct class');
+  if (!o.schema) {
+    problems.push('schema is missing: give at least schema.description and schema.spec');
+  } else {
+    need(
+      typeof o.schema.description === 'string' && o.schema.description !== '',
+      'schema.description is missing',
+    );
+    need(o.schema.spec?.type === 'object', 'schema.spec must be an object schema (type: object)');
+    for (const name of Object.keys(o.schema.status ?? {})) {
+      need(!(name in commonStatus), `schema.status.${name} is added by the kit; leave it out`);
+    }
+    for (const column of o.schema.columns ?? []) {
+      need(
+        column.jsonPath?.startsWith('.') ?? false,
+        `schema.columns ${column.name}: jsonPath must start with "."`,
+      );
+    }
+  }
+  if (!Array.isArray(o.children) || o.children.length === 0) {
+    problems.push(
+      'children is missing: list every kind of object the construct produces (e.g. [DEPLOYMENT])',
+    );
+  } else {
+    o.children.forEach((child, i) =>
+      need(
+        isApiKind(child),
+        `children[${i}] must be an ApiKind with apiVersion, kind, plural and namespaced`,
+      ),
+    );
+  }
+  (o.watches ?? []).forEach((watch, i) => {
+    need(isApiKind(watch?.type), `watches[${i}].type must be an ApiKind`);
+    need(
+      typeof watch?.owners === 'function',
+      `watches[${i}].owners is missing: say which resources an event concerns`,
+    );
+  });
+  if (o.sync) {
+    need(
+      QUALIFIED_NAME.test(o.sync.finalizer ?? ''),
+      `sync.finalizer "${o.sync.finalizer ?? ''}" must be a qualified name`,
+    );
+    need(typeof o.sync.plan === 'function', 'sync.plan is missing');
+  }
+  for (const hook of ['status', 'ready'] as const) {
+    need(o[hook] === undefined || typeof o[hook] === 'function', `${hook} must be a function`);
+  }
+  return problems;
+}
+
+function columnsOf(columns: PrinterColumn[] = []): PrinterColumn[] {
+  const has = (name: string) => columns.some((c) => c.name === name);
+  return [...columns, ...(has('Ready') ? [] : [readyColumn]), ...(has('Age') ? [] : [ageColumn])];
+}
+
+function crdOf(o: KindOptions<unknown, object>, group: string, version: string): CustomResourceDefinition {
+  const { schema } = o;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: {
+      name: `${o.plural}.${group}`,
+      // Lets the custom resource be an ApplySet parent (KEP-3659): its children are labelled with it.
+      labels: { 'applyset.kubernetes.io/is-parent-type': 'true' },
+    },
+    spec: {
+      group,
+      scope: o.scope ?? 'Namespaced',
+      names: {
+        kind: o.kind,
+        listKind: `${o.kind}List`,
+        plural: o.plural,
+        singular: o.singular ?? o.kind.toLowerCase(),
+        ...(o.shortNames?.length ? { shortNames: o.shortNames } : {}),
+        categories: [KIND_CATEGORY, ...(o.categories ?? []).filter((c) => c !== KIND_CATEGORY)],
+      },
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: columnsOf(schema.columns),
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: schema.description,
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: schema.spec,
+                status: { type: 'object', properties: { ...commonStatus, ...(schema.status ?? {}) } },
+              },
+              'x-kubernetes-validations': [
+                {
+                  rule: 'self.metadata.name.size() <= 63',
+                  message: 'metadata.name must be at most 63 characters: it is a label value on every child',
+                },
+                ...(schema.rules ?? []),
+              ],
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** Ready once every desired child exists: the rule of a kind that says nothing else. */
+function childrenExist(
+  { resource, children, view }: StatusContext<unknown>,
+  kindOf: (child: Manifest) => ApiKind | undefined,
+): Readiness {
+  const missing = children.find((child) => {
+    const type = kindOf(child);
+    const namespace = child.metadata.namespace ?? resource.metadata.namespace;
+    return !type || !view.get(type, namespace, child.metadata.name);
+  });
+  if (missing) {
+    return {
+      ready: false,
+      reason: 'Progressing',
+      message: `${missing.kind} ${missing.metadata.name} does not exist yet`,
+    };
+  }
+  return { ready: true, reason: 'Reconciled', message: `${children.length} child object(s) applied` };
+}
+
+/**
+ * Defines a kind. Throws KindDefinitionError naming every problem of an incomplete or inconsistent
+ * definition, so a mistake shows when the module loads, not in a reconcile.
+ */
+export function defineKind<Spec, Status extends object = Record<string, unknown>>(
+  options: KindOptions<Spec, Status>,
+): Kind<Spec, Status> {
+  const problems = problemsOf(options as unknown as KindOptions<unknown, object>);
+  if (problems.length > 0) throw new KindDefinitionError(String(options?.kind ?? '<no kind>'), problems);
+  const [group, version] = options.apiVersion.split('/');
+  const crd = crdOf(options as unknown as KindOptions<unknown, object>, group, version);
+  const childKinds = new Map(options.children.map((c) => [kindKey(c), c]));
+  const Ctor = options.construct;
+  const specSchema = options.schema.spec;
+  return {
+    apiVersion: options.apiVersion,
+    kind: options.kind,
+    plural: options.plural,
+    namespaced: (options.scope ?? 'Namespaced') === 'Namespaced',
+    group,
+    version,
+    crd,
+    schema: options.schema,
+    children: options.children,
+    watches: options.watches ?? [],
+    ...(options.sync ? { sync: options.sync } : {}),
+    build(scope, resource) {
+      return new Ctor(scope, options.kind.toLowerCase(), {
+        name: resource.metadata.name,
+        spec: (resource.spec ?? {}) as Spec,
+      });
+    },
+    withDefaults: (spec) => withDefaults(specSchema, spec ?? ({} as Spec)),
+    status: (context) => (options.status ? options.status(context) : ({} as Status)),
+    ready: (context) =>
+      options.ready
+        ? options.ready(context)
+        : childrenExist(context, (child) => childKinds.get(kindKey(child))),
+  };
+}
+
+/** Whether a value is a kind defined with `defineKind` (for modules loaded with `--kinds`). */
+export function isKind(value: unknown): value is Kind {
+  if (!isApiKind(value)) return false;
+  const k = value as Partial<Kind>;
+  return typeof k.build === 'function' && typeof k.crd === 'object';
+}

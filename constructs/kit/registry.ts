@@ -1,0 +1,33 @@
+/** A list of kinds, looked up by apiVersion and kind: what the renderer and the controller are given. */
+import { kindKey } from './api-kind';
+import type { Kind } from './define-kind';
+
+export class KindRegistry {
+  readonly kinds: readonly Kind[];
+  private readonly byKey = new Map<string, Kind>();
+
+  /** Throws naming the kinds that clash: two kinds with one apiVersion and kind, or one CRD name. */
+  constructor(kinds: readonly Kind[]) {
+    const crdNames = new Map<string, Kind>();
+    for (const kind of kinds) {
+      const key = kindKey(kind);
+      const crdName = kind.crd.metadata.name;
+      if (this.byKey.has(key)) throw new Error(`kind ${key} is defined twice`);
+      const clash = crdNames.get(crdName);
+      if (clash) throw new Error(`kinds ${kindKey(clash)} and ${key} share the CRD name ${crdName}`);
+      this.byKey.set(key, kind);
+      crdNames.set(crdName, kind);
+    }
+    this.kinds = [...kinds];
+  }
+
+  /** The kind registered for an apiVersion and kind, if any. */
+  get(apiVersion: string, kind: string): Kind | undefined {
+    return this.byKey.get(`${apiVersion}/${kind}`);
+  }
+
+  /** `apiVersion Kind, ...`, for messages about an unknown kind. */
+  describe(): string {
+    return this.kinds.map((k) => `${k.apiVersion} ${k.kind}`).join(', ');
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * What every kind shares: the shape of a custom resource, the labels that mark a child as ours, and the
+ * error a construct throws for a spec it cannot synthesize.
+ */
+import { createHash } from 'node:crypto';
+
+/** The project's name: the value of app.kubernetes.io/managed-by on every child. */
+export const MANAGER = 'reconstruct';
+
+export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const LABEL_INSTANCE = 'app.kubernetes.io/instance';
+/** ApplySet membership (KEP-3659): the one label pruning selects on. */
+export const LABEL_PART_OF = 'applyset.kubernetes.io/part-of';
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** A custom resource as read from a file or from the API server. */
+export interface CustomResource<Spec = unknown, Status = unknown> {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: Spec;
+  status?: Status;
+}
+
+/** A Kubernetes object as synthesized: plain JSON, ready to apply or to print. */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+/**
+ * A spec that passed the schema but cannot be synthesized. `field` is the path in the resource, as in
+ * `spec.backends[1].selector`, so the message points at what to fix.
+ */
+export class SpecError extends Error {
+  constructor(
+    readonly field: string,
+    /** The message without the field. */
+    readonly detail: string,
+  ) {
+    super(`${field}: ${detail}`);
+    this.name = 'SpecError';
+  }
+}
+
+/**
+ * The ApplySet id of a parent, as KEP-3659 defines it: `applyset-<base64url(sha256(name.namespace.kind.group))>-v1`.
+ * It fits a label value and is the same offline and in-cluster, so rendered output needs no cluster.
+ */
+export function applySetId(resource: Pick<CustomResource, 'apiVersion' | 'kind' | 'metadata'>): string {
+  const group = resource.apiVersion.includes('/') ? resource.apiVersion.split('/')[0] : '';
+  const key = [resource.metadata.name, resource.metadata.namespace ?? '', resource.kind, group].join('.');
+  return `applyset-${createHash('sha256').update(key).digest('base64url')}-v1`;
+}
+
+/** The labels every child of `resource` carries, so the operator can find what it made. */
+export function childLabels(
+  resource: Pick<CustomResource, 'apiVersion' | 'kind' | 'metadata'>,
+): Record<string, string> {
+  return {
+    [LABEL_MANAGED_BY]: MANAGER,
+    [LABEL_INSTANCE]: resource.metadata.name,
+    [LABEL_PART_OF]: applySetId(resource),
+  };
+}
+
+/** `field`'s value when it is a non-empty string, for checks constructs make on names. */
+export function requireName(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') throw new SpecError(field, 'Required value');
+  return value;
+}
+
+/** Fails unless `name` is a DNS-1123 label, which Deployment and ConfigMap-derived names must be. */
+export function checkDnsLabel(name: string, field: string, what: string): void {
+  if (name.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+    throw new SpecError(field, `${what} "${name}" must be a DNS-1123 label of at most 63 characters`);
+  }
+}
+
+/** Fails unless `name` is a DNS-1035 label (it starts with a letter), which Service names must be. */
+export function checkServiceName(name: string, field: string, what: string): void {
+  if (name.length > 63 || !/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+    throw new SpecError(
+      field,
+      `${what} "${name}" must be a DNS-1035 label: at most 63 characters, starting with a letter`,
+    );
+  }
+}
+
+/** The longest resource name: it is the value of app.kubernetes.io/instance on every child. */
+export const MAX_NAME_LENGTH = 63;
+
+/** What a kind's construct is given: the resource's name and its spec. */
+export interface ResourceProps<Spec> {
+  /** metadata.name of the custom resource; children are named after it. */
+  readonly name: string;
+  /**
+   * The custom resource's spec. Fields the schema defaults may be absent (a cdk8s app passes what it
+   * wrote): the construct fills them in from the schema (`withDefaults`), so defaults live only there.
+   */
+  readonly spec: Spec;
+}

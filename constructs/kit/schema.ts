@@ -1,0 +1,155 @@
+/**
+ * The subset of apiextensions.k8s.io/v1 types that kind definitions use, plus small builders for the
+ * schema fragments every kind repeats. Kept free of any client library so that constructs and the
+ * offline renderer never load one.
+ */
+
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  fieldPath?: string;
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+}
+
+export interface JSONSchemaProps {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+  description?: string;
+  format?: string;
+  properties?: Record<string, JSONSchemaProps>;
+  additionalProperties?: JSONSchemaProps | boolean;
+  items?: JSONSchemaProps;
+  required?: string[];
+  enum?: (string | number)[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  maxProperties?: number;
+  pattern?: string;
+  nullable?: boolean;
+  /** Only as `x-kubernetes-int-or-string` spells it: `[{ type: 'integer' }, { type: 'string' }]`. */
+  anyOf?: JSONSchemaProps[];
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  'x-kubernetes-validations'?: ValidationRule[];
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: 'integer' | 'number' | 'string' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+export interface CustomResourceDefinition {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: {
+    group: string;
+    scope: 'Namespaced' | 'Cluster';
+    names: {
+      kind: string;
+      listKind: string;
+      plural: string;
+      singular: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      schema: { openAPIV3Schema: JSONSchemaProps };
+      subresources?: { status?: Record<string, never> };
+      additionalPrinterColumns?: PrinterColumn[];
+    }[];
+  };
+}
+
+/** A DNS-1123 label: what a Service or a Deployment-derived name must be. */
+export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+/** A DNS-1123 subdomain: what most object names must be. */
+export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+/** A label value: empty, or 63 characters of alphanumerics, '-', '_' and '.', alphanumeric at both ends. */
+export const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
+/** A qualified label key: optional DNS subdomain prefix, '/', and a name part of at most 63 characters. */
+export const LABEL_KEY =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
+
+/** A map of label keys to label values, as Kubernetes validates them (keys are checked by CEL). */
+export function labelMap(description: string, extraRules: ValidationRule[] = []): JSONSchemaProps {
+  return {
+    type: 'object',
+    description,
+    maxProperties: 64,
+    additionalProperties: { type: 'string', maxLength: 63, pattern: LABEL_VALUE },
+    'x-kubernetes-validations': [
+      {
+        rule: `self.all(k, k.size() <= 253 && k.matches('${LABEL_KEY.replace(/\\/g, '\\\\')}'))`,
+        message: 'keys must be qualified names (an optional DNS subdomain prefix and "/", then a name)',
+      },
+      ...extraRules,
+    ],
+  };
+}
+
+/** metav1.Condition, as in the Kubernetes API conventions. */
+export const conditionsSchema: JSONSchemaProps = {
+  type: 'array',
+  description: 'The latest observations of the resource, at least a Ready condition.',
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+  items: {
+    type: 'object',
+    required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+    properties: {
+      type: { type: 'string', maxLength: 316 },
+      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+      observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
+      lastTransitionTime: { type: 'string', format: 'date-time' },
+      reason: { type: 'string', maxLength: 1024, minLength: 1 },
+      message: { type: 'string', maxLength: 32768 },
+    },
+  },
+};
+
+/** The status fields every kind shares. */
+export const commonStatus: Record<string, JSONSchemaProps> = {
+  observedGeneration: {
+    type: 'integer',
+    format: 'int64',
+    description: 'The metadata.generation that the status describes.',
+  },
+  conditions: conditionsSchema,
+};
+
+export const readyColumn: PrinterColumn = {
+  name: 'Ready',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+};
+export const ageColumn: PrinterColumn = {
+  name: 'Age',
+  type: 'date',
+  jsonPath: '.metadata.creationTimestamp',
+};
+
+/**
+ * A field that takes an integer or a string (a port number or name, a quantity): the form the API server
+ * and `cdk8s import` both understand, so imported types say `number | string`.
+ */
+export function intOrString(description?: string): JSONSchemaProps {
+  return {
+    'x-kubernetes-int-or-string': true,
+    anyOf: [{ type: 'integer' }, { type: 'string' }],
+    ...(description ? { description } : {}),
+  };
+}

@@ -1,0 +1,74 @@
+import { ApiObject, App, Chart } from 'cdk8s';
+import type { Construct } from 'constructs';
+import type { Kind } from './define-kind';
+import { CustomResource, MAX_NAME_LENGTH, Manifest, SpecError, childLabels } from './resource';
+
+export interface SynthesizeOptions {
+  /**
+   * The custom resource's identity in a cluster. With it every child gets a controller ownerReference to
+   * the resource; without it (offline rendering) none.
+   * @default - no ownerReferences
+   */
+  readonly owner?: { readonly uid: string };
+}
+
+/**
+ * Adds a chart holding the children of `resource` to `scope`: the kind's construct, the labels that mark
+ * every child as ours, the resource's namespace, and ownerReferences when an owner is given.
+ * Throws SpecError naming the field for a resource it cannot synthesize.
+ */
+export function resourceChart<Spec>(
+  scope: Construct,
+  id: string,
+  kind: Kind<Spec>,
+  resource: CustomResource<Spec>,
+  options: SynthesizeOptions = {},
+): Chart {
+  if (resource.apiVersion !== kind.apiVersion || resource.kind !== kind.kind) {
+    throw new SpecError(
+      'kind',
+      `${resource.apiVersion} ${resource.kind} is not ${kind.apiVersion} ${kind.kind}`,
+    );
+  }
+  if (!resource.metadata?.name) throw new SpecError('metadata.name', 'Required value');
+  if (resource.metadata.name.length > MAX_NAME_LENGTH) {
+    throw new SpecError(
+      'metadata.name',
+      `must be at most ${MAX_NAME_LENGTH} characters: it is a label value on every child`,
+    );
+  }
+
+  const chart = new Chart(scope, id, {
+    namespace: kind.namespaced ? resource.metadata.namespace : undefined,
+    labels: childLabels(resource),
+    disableResourceNameHashes: true,
+  });
+  kind.build(chart, resource);
+
+  if (options.owner) {
+    const owner = {
+      apiVersion: resource.apiVersion,
+      kind: resource.kind,
+      name: resource.metadata.name,
+      uid: options.owner.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    for (const child of chart.node.findAll()) {
+      if (ApiObject.isApiObject(child)) child.metadata.addOwnerReference(owner);
+    }
+  }
+  return chart;
+}
+
+/**
+ * The complete desired set of children of one custom resource: pure, no I/O. A fresh cdk8s App per call,
+ * since a shared one re-validates everything on every synthesis and grows without bound.
+ */
+export function synthesize<Spec>(
+  kind: Kind<Spec>,
+  resource: CustomResource<Spec>,
+  options: SynthesizeOptions = {},
+): Manifest[] {
+  return resourceChart(new App(), 'resource', kind, resource, options).toJson() as Manifest[];
+}

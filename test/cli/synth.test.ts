@@ -1,0 +1,192 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { parseAllDocuments } from 'yaml';
+import { synthCommand } from '../../cli/synth';
+
+const ROOT = join(__dirname, '../..');
+
+interface Deployment {
+  kind: string;
+  metadata: { name: string };
+  spec: { template: { spec: { containers: { image: string; env?: unknown[] }[] } } };
+}
+
+interface Sample {
+  kind: string;
+  metadata: { name: string };
+}
+const SAMPLES = join(ROOT, 'samples');
+
+function capture(): Writable & { text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return Object.assign(stream, { text: () => chunks.join('') });
+}
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = capture();
+  const err = capture();
+  const code = await synthCommand(args, out, err);
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'synth-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const BAD_BALANCER = `apiVersion: exposer.hliangzhao.io/v1alpha1
+kind: Balancer
+metadata: {name: zero, namespace: shop}
+spec:
+  ports: [{name: http, port: 80}]
+  selector: {app: shop}
+  backends: [{name: v1, weight: 0}]
+`;
+
+describe('reconstruct synth', () => {
+  it('renders a folder with every kind into one file per resource', async () => {
+    const out = join(dir, 'out');
+    const { code, stderr } = await run([SAMPLES, '-o', out]);
+    expect(stderr).toBe(`rendered 4 resource(s) into ${out}/\n`);
+    expect(code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual([
+      'balancer.balancer-sample.yaml',
+      'databasemanager.example-mysql.yaml',
+      'memcached.memcached-sample.yaml',
+      'nodepool.master.yaml',
+    ]);
+    const kinds = parseAllDocuments(readFileSync(join(out, 'balancer.balancer-sample.yaml'), 'utf8')).map(
+      (d) => (d.toJS() as { kind: string }).kind,
+    );
+    expect(kinds).toEqual(['Service', 'ConfigMap', 'Deployment', 'Service', 'Service', 'Service']);
+  });
+
+  it('writes one YAML stream to standard output with -o -, with no ownerReferences', async () => {
+    const { code, stdout } = await run([join(SAMPLES, 'memcached.yaml'), '-o', '-']);
+    expect(code).toBe(0);
+    const docs = parseAllDocuments(stdout).map((d) => d.toJS() as { kind: string; metadata: object });
+    expect(docs.map((d) => d.kind)).toEqual(['Deployment', 'Service']);
+    expect(stdout).not.toContain('ownerReferences');
+  });
+
+  it('reports each bad resource as FILE: KIND/NAME: FIELD: message, renders the good ones, exits 1', async () => {
+    const input = join(dir, 'in');
+    mkdirSync(input);
+    writeFileSync(join(input, 'a-good.yaml'), readFileSync(join(SAMPLES, 'memcached.yaml')));
+    writeFileSync(
+      join(input, 'b-mixed.yaml'),
+      `${BAD_BALANCER}---\napiVersion: example.com/v1\nkind: Unknown\nmetadata: {name: what}\n---\n${readFileSync(join(SAMPLES, 'balancer.yaml'), 'utf8')}`,
+    );
+    writeFileSync(join(input, 'c-broken.yaml'), 'apiVersion: v1\nkind: [\n');
+    const out = join(dir, 'out');
+    const { code, stderr } = await run([input, '-o', out, '-n', 'shop']);
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toContain(
+      `${join(input, 'b-mixed.yaml')}: Balancer/shop/zero: spec.backends[0].weight: Invalid value: 0: spec.backends[0].weight in body should be greater than or equal to 1`,
+    );
+    expect(
+      lines.some((l) =>
+        l.startsWith(
+          `${join(input, 'b-mixed.yaml')}: Unknown/what: kind: unknown kind example.com/v1 Unknown`,
+        ),
+      ),
+    ).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith(`${join(input, 'c-broken.yaml')}: document 1: invalid YAML at line`)),
+    ).toBe(true);
+    // The good resources, before and after the bad ones, are still rendered.
+    expect(readdirSync(out).sort()).toEqual([
+      'shop.balancer.balancer-sample.yaml',
+      'shop.memcached.memcached-sample.yaml',
+    ]);
+  });
+
+  it('reports a spec the construct cannot synthesize, naming the field', async () => {
+    const file = join(dir, 'no-selector.yaml');
+    writeFileSync(
+      file,
+      BAD_BALANCER.replace('weight: 0', 'weight: 1').replace('  selector: {app: shop}\n', ''),
+    );
+    const { code, stderr } = await run([file, '-o', '-']);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${file}: Balancer/shop/zero: spec.backends[0].selector: Required value`);
+  });
+
+  it('reports two resources with the same kind and name instead of overwriting one with the other', async () => {
+    writeFileSync(join(dir, 'one.yaml'), readFileSync(join(SAMPLES, 'memcached.yaml')));
+    writeFileSync(join(dir, 'two.yaml'), readFileSync(join(SAMPLES, 'memcached.yaml')));
+    const { code, stderr } = await run([join(dir, 'one.yaml'), join(dir, 'two.yaml'), '-o', '-']);
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      `${join(dir, 'two.yaml')}: Memcached/memcached-sample: duplicate of the resource in ${join(dir, 'one.yaml')}`,
+    );
+  });
+
+  it('writes strings that YAML 1.1 readers would take for something else quoted', async () => {
+    const file = join(dir, 'lookalikes.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata: {name: on}\nspec: {size: 1, image: "on"}\n',
+    );
+    const { code, stdout } = await run([file, join(SAMPLES, 'database-manager.yaml'), '-o', '-']);
+    expect(code).toBe(0);
+    const docs = parseAllDocuments(stdout, { version: '1.1' }).map((d) => d.toJS() as Deployment);
+    const memcached = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'on');
+    expect(memcached?.spec.template.spec.containers[0].image).toBe('on');
+    const mysql = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'mysql');
+    expect(mysql?.spec.template.spec.containers[0].env).toContainEqual({
+      name: 'MYSQL_RANDOM_ROOT_PASSWORD',
+      value: 'yes',
+    });
+  });
+
+  it('explains itself with --help and rejects a call without a path', async () => {
+    expect(await run(['--help'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('FILE: KIND/NAME: FIELD: message') as string,
+    });
+    expect(await run([])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no PATH given') as string,
+    });
+  });
+});
+
+describe('cdk8s synth (cdk8s.yaml)', () => {
+  it('renders samples into one file per resource', () => {
+    const res = spawnSync('npx', ['cdk8s', 'synth', '--output', dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(res.status).toBe(0);
+    const samples = readdirSync(SAMPLES).map(
+      (f) => parseAllDocuments(readFileSync(join(SAMPLES, f), 'utf8'))[0].toJS() as Sample,
+    );
+    expect(readdirSync(dir).sort()).toEqual(
+      samples.map((r) => `${r.kind.toLowerCase()}-${r.metadata.name}.k8s.yaml`).sort(),
+    );
+  }, 120_000);
+
+  it('writes beside the compiled package, never over it (cdk8s synth empties its output folder)', () => {
+    const config = parseAllDocuments(readFileSync(join(ROOT, 'cdk8s.yaml'), 'utf8'))[0].toJS() as {
+      output: string;
+    };
+    const outDir = (
+      JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: { outDir: string } }
+    ).compilerOptions.outDir;
+    expect(join(ROOT, config.output)).not.toBe(join(ROOT, outDir));
+    expect(join(ROOT, outDir).startsWith(join(ROOT, config.output) + '/')).toBe(false);
+  });
+});
