@@ -53,7 +53,7 @@ describe('the control plane', () => {
 describe('the CRDs in crds/', () => {
   const crds = crdsInRepo();
 
-  test('are the four kinds of the project', () => {
+  test('are the built-in kinds', () => {
     expect(crds.map((c) => c.spec.names.kind).sort()).toEqual(Object.keys(KINDS).sort());
   });
 
@@ -63,24 +63,32 @@ describe('the CRDs in crds/', () => {
     expect(condition(crd, 'Established')).toBe('True');
   });
 
-  test('NodePool (nodepools.nodes.lailin.xyz) is cluster-scoped', () => {
-    expect(getJson<Crd>(['crd', 'nodepools.nodes.lailin.xyz']).spec.scope).toBe('Cluster');
-    const clusterScoped = kubectl([
-      'api-resources',
-      '--api-group=nodes.lailin.xyz',
-      '--namespaced=false',
-      '-o',
-      'name',
-    ]);
-    expect(clusterScoped.stdout.split('\n')).toContain('nodepools.nodes.lailin.xyz');
-    const namespaced = kubectl([
-      'api-resources',
-      '--api-group=nodes.lailin.xyz',
-      '--namespaced=true',
-      '-o',
-      'name',
-    ]);
-    expect(namespaced.stdout.trim()).toBe('');
+  test.each(Object.keys(KINDS))('%s has the scope its kind declares', (kind) => {
+    const { resource, namespaced } = KINDS[kind];
+    const [plural, ...group] = resource.split('.');
+    const listed = (scoped: boolean) =>
+      kubectl(['api-resources', `--api-group=${group.join('.')}`, `--namespaced=${scoped}`, '-o', 'name'])
+        .stdout.split('\n')
+        .filter(Boolean);
+    expect(listed(namespaced)).toContain(`${plural}.${group.join('.')}`);
+    expect(listed(!namespaced)).toEqual([]);
+  });
+
+  test('kubectl get reconstruct lists the resources of every kind (the CRD category)', () => {
+    const created = Object.entries(KINDS).map(([kind, { resource, namespaced, spec }]) => {
+      const name = uniqueName(kind.toLowerCase());
+      const nsArgs = namespaced ? ['-n', ns] : [];
+      applyYaml(manifest(kind, name, spec), nsArgs);
+      return { resource, name, nsArgs };
+    });
+    try {
+      const listed = kubectl(['get', 'reconstruct', '-A', '-o', 'name']).stdout.split('\n');
+      for (const { resource, name } of created) expect(listed).toContain(`${resource}/${name}`);
+    } finally {
+      for (const { resource, name, nsArgs } of created) {
+        kubectl(['delete', resource, name, ...nsArgs, '--ignore-not-found', '--wait=false']);
+      }
+    }
   });
 
   test.each(Object.keys(KINDS))('%s: kubectl get shows the printer columns of the CRD', (kind) => {

@@ -1,0 +1,35 @@
+/**
+ * The CRDs as a cdk8s user consumes them: `cdk8s import` of each generates typed classes, with no field
+ * left as `any` (an int-or-string field without `anyOf` would be).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '../..');
+const CRDS = join(ROOT, 'crds');
+
+describe.each(readdirSync(CRDS).filter((f) => f.endsWith('.yaml')))('cdk8s import crds/%s', (file) => {
+  let out: string;
+  let code: string;
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), 'import-'));
+    const run = spawnSync(
+      join(ROOT, 'node_modules/.bin/cdk8s'),
+      ['import', join(CRDS, file), '--language', 'typescript', '--output', out],
+      { cwd: out, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(run.status).toBe(0);
+    code = readdirSync(out)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => readFileSync(join(out, f), 'utf8'))
+      .join('\n');
+  }, 60_000);
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('types every field: none is `any`', () => {
+    expect(code).toMatch(/export class \w+ extends ApiObject/);
+    expect(code.split('\n').filter((line) => /readonly \w+\??: any;/.test(line))).toEqual([]);
+  });
+});
