@@ -25,7 +25,7 @@ function greetingWith(change: Record<string, unknown>): KindOptions<GreetingSpec
     construct: Greeting,
     children: [CONFIG_MAP],
     ...change,
-  } as KindOptions<GreetingSpec>;
+  };
 }
 
 function refusal(change: Record<string, unknown>): string {
