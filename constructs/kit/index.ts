@@ -1,8 +1,34 @@
 /** The kit: what a kind author uses to define a kind, and what the renderer and the controller take. */
-export * from './api-kind';
+export {
+  CONFIG_MAP,
+  CRON_JOB,
+  CUSTOM_RESOURCE_DEFINITION,
+  DAEMON_SET,
+  DEPLOYMENT,
+  EVENT,
+  HORIZONTAL_POD_AUTOSCALER,
+  INGRESS,
+  JOB,
+  LEASE,
+  NAMESPACE,
+  NETWORK_POLICY,
+  NODE,
+  PERSISTENT_VOLUME_CLAIM,
+  POD,
+  POD_DISRUPTION_BUDGET,
+  ROLE,
+  ROLE_BINDING,
+  RUNTIME_CLASS,
+  SECRET,
+  SERVICE,
+  SERVICE_ACCOUNT,
+  STATEFUL_SET,
+  groupOf,
+  type ApiKind,
+} from './api-kind';
 export * from './cluster-view';
 export * from './custom-resource';
-export * from './defaults';
+export { withDefaults } from './defaults';
 export * from './define-kind';
 export * from './readiness';
 export * from './registry';

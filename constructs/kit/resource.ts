@@ -76,12 +76,6 @@ export function childLabels(
   };
 }
 
-/** `field`'s value when it is a non-empty string, for checks constructs make on names. */
-export function requireName(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value === '') throw new SpecError(field, 'Required value');
-  return value;
-}
-
 /** Fails unless `name` is a DNS-1123 label, which Deployment and ConfigMap-derived names must be. */
 export function checkDnsLabel(name: string, field: string, what: string): void {
   if (name.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
