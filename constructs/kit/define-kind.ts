@@ -61,8 +61,12 @@ export interface KindSync<Spec = unknown> {
   plan(resource: CustomResource<Spec>, view: ClusterView, deleting: boolean): SyncPatch[];
 }
 
-/** What `defineKind` takes. */
-export interface KindOptions<Spec, Status extends object = Record<string, unknown>> {
+/**
+ * What `defineKind` takes. `Spec` is the spec as users write it (`<Kind>Spec`); `Stored` is the spec as the
+ * API server stores it, with the schema's defaults filled in (`<Kind>SpecWithDefaults`): what `status`,
+ * `ready` and `sync` see, since they run on resources read from the cluster.
+ */
+export interface KindOptions<Spec, Status extends object = Record<string, unknown>, Stored = Spec> {
   /** `<group>/<version>`, e.g. `cache.example.com/v1alpha1`. */
   readonly apiVersion: string;
   /** UpperCamelCase, e.g. `Memcached`. */
@@ -86,20 +90,21 @@ export interface KindOptions<Spec, Status extends object = Record<string, unknow
    */
   readonly children: readonly ApiKind[];
   /** The kind's own status fields, beside `observedGeneration` and `conditions`. */
-  status?(context: StatusContext<Spec>): Status;
+  status?(context: StatusContext<Stored>): Status;
   /**
    * What Ready means for this kind, naming what blocks it.
    * @default - Ready once every desired child exists
    */
-  ready?(context: StatusContext<Spec>): Readiness;
+  ready?(context: StatusContext<Stored>): Readiness;
   /** Objects to watch besides the resources and their children; their events reconcile what they name. */
   readonly watches?: readonly ExtraWatch[];
   /** Work on objects that are not children, undone before deletion (see KindSync). */
-  readonly sync?: KindSync<Spec>;
+  readonly sync?: KindSync<Stored>;
 }
 
 /** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
-export interface Kind<Spec = unknown, Status extends object = Record<string, unknown>> extends ApiKind {
+export interface Kind<Spec = unknown, Status extends object = Record<string, unknown>, Stored = Spec>
+  extends ApiKind {
   readonly group: string;
   readonly version: string;
   /** The CustomResourceDefinition, as `kubectl apply` installs it. */
@@ -107,15 +112,15 @@ export interface Kind<Spec = unknown, Status extends object = Record<string, unk
   readonly schema: KindSchema;
   readonly children: readonly ApiKind[];
   readonly watches: readonly ExtraWatch[];
-  readonly sync?: KindSync<Spec>;
+  readonly sync?: KindSync<Stored>;
   /** Adds the construct of `resource` to `scope`. Throws SpecError for a spec it cannot synthesize. */
   build(scope: Construct, resource: CustomResource<Spec>): Construct;
   /** `spec` with the schema's defaults filled in, as the API server would store it. */
   withDefaults(spec: Spec): Spec;
   /** The kind's own status fields. */
-  status(context: StatusContext<Spec>): Status;
+  status(context: StatusContext<Stored>): Status;
   /** Whether the resource is Ready, and what blocks it. */
-  ready(context: StatusContext<Spec>): Readiness;
+  ready(context: StatusContext<Stored>): Readiness;
 }
 
 /** A definition that cannot work, named with what is wrong. */
@@ -309,9 +314,9 @@ function childrenExist(
  * Defines a kind. Throws KindDefinitionError naming every problem of an incomplete or inconsistent
  * definition, so a mistake shows when the module loads, not in a reconcile.
  */
-export function defineKind<Spec, Status extends object = Record<string, unknown>>(
-  options: KindOptions<Spec, Status>,
-): Kind<Spec, Status> {
+export function defineKind<Spec, Status extends object = Record<string, unknown>, Stored = Spec>(
+  options: KindOptions<Spec, Status, Stored>,
+): Kind<Spec, Status, Stored> {
   const problems = problemsOf(options as unknown as KindOptions<unknown, object>);
   if (problems.length > 0) throw new KindDefinitionError(String(options?.kind ?? '<no kind>'), problems);
   const [group, version] = options.apiVersion.split('/');
