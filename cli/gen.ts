@@ -4,9 +4,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { GENERATED_MARK, renderArtifacts } from '../synth/artifacts';
-import { KINDS_FLAGS, KINDS_HELP, KindsError, loadKinds } from './kinds';
+import { KINDS_HELP, STDIO, commandKinds, parseCommand } from './kinds';
 
 export const GEN_HELP = `Usage: reconstruct gen [--kinds MODULE] [--crds DIR] [--types FILE] [--check]
 
@@ -25,42 +24,15 @@ ${KINDS_HELP}
 `;
 
 export async function genCommand(argv: string[]): Promise<number> {
-  let values: {
-    crds?: string;
-    types?: string;
-    check?: boolean;
-    help?: boolean;
-    kinds?: string[];
-    'no-builtin-kinds'?: boolean;
-  };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        crds: { type: 'string' },
-        types: { type: 'string' },
-        check: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        ...KINDS_FLAGS,
-      },
-    }));
-  } catch (e) {
-    process.stderr.write(`reconstruct gen: ${(e as Error).message}\n\n${GEN_HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(GEN_HELP);
-    return 0;
-  }
-  let kinds;
-  try {
-    const modules = values.kinds ?? [];
-    kinds = await loadKinds({ modules, builtin: modules.length === 0 && !values['no-builtin-kinds'] });
-  } catch (e) {
-    if (!(e instanceof KindsError)) throw e;
-    process.stderr.write(`reconstruct gen: ${e.message}\n`);
-    return 2;
-  }
+  const parsed = parseCommand('gen', GEN_HELP, argv, {
+    crds: { type: 'string' },
+    types: { type: 'string' },
+    check: { type: 'boolean' },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
+  const kinds = await commandKinds('gen', values, STDIO, 'without-modules');
+  if (typeof kinds === 'number') return kinds;
   const crds = values.crds ?? 'crds';
   const files = await renderArtifacts(kinds.kinds, { crds, types: values.types });
   // CRD files an earlier run wrote for kinds that are gone; files of anyone else stay.

@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { toYamlStream } from '../synth/yaml';
 import { installManifests } from '../controller/install';
-import { KINDS_FLAGS, KINDS_HELP, KindsError, loadKinds } from './kinds';
+import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
 export const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--image IMAGE] [--replicas N] [--kinds MODULE]
 
@@ -23,52 +22,24 @@ ${KINDS_HELP}
 `;
 
 export async function installCommand(argv: string[], version: string): Promise<number> {
-  let values: {
-    output?: string;
-    namespace?: string;
-    image?: string;
-    replicas?: string;
-    help?: boolean;
-    kinds?: string[];
-    'no-builtin-kinds'?: boolean;
-  };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        output: { type: 'string', short: 'o' },
-        namespace: { type: 'string' },
-        image: { type: 'string' },
-        replicas: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        ...KINDS_FLAGS,
-      },
-    }));
-  } catch (e) {
-    process.stderr.write(`reconstruct install: ${(e as Error).message}\n\n${INSTALL_HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(INSTALL_HELP);
-    return 0;
-  }
+  const parsed = parseCommand('install', INSTALL_HELP, argv, {
+    output: { type: 'string', short: 'o' },
+    namespace: { type: 'string' },
+    image: { type: 'string' },
+    replicas: { type: 'string' },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const replicas = values.replicas === undefined ? undefined : Number(values.replicas);
   if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 1)) {
     process.stderr.write(`reconstruct install: --replicas: "${values.replicas}" is not a positive integer\n`);
     return 2;
   }
-  const builtin = !values['no-builtin-kinds'];
-  let kinds;
-  try {
-    kinds = await loadKinds({ modules: values.kinds, builtin });
-  } catch (e) {
-    if (!(e instanceof KindsError)) throw e;
-    process.stderr.write(`reconstruct install: ${e.message}\n`);
-    return 2;
-  }
+  const kinds = await commandKinds('install', values);
+  if (typeof kinds === 'number') return kinds;
   const kindArgs = [
     ...(values.kinds ?? []).map((m) => `--kinds=${m}`),
-    ...(builtin ? [] : ['--no-builtin-kinds']),
+    ...(values['no-builtin-kinds'] ? ['--no-builtin-kinds'] : []),
   ];
   const yaml = toYamlStream(
     installManifests({

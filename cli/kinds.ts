@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { builtinKinds } from '../constructs/builtin';
 import { KindRegistry, isKind, type Kind } from '../constructs/kit';
 
@@ -96,3 +97,75 @@ export const KINDS_FLAGS = {
 export const KINDS_HELP = `  --kinds MODULE      also the kinds MODULE exports (default export or \`kinds\`: a list made with
                       defineKind); .js, or .ts with tsx installed; repeatable
   --no-builtin-kinds  leave out the built-in kinds`;
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** Where a command writes. */
+export interface CommandIo {
+  readonly out: NodeJS.WritableStream;
+  readonly err: NodeJS.WritableStream;
+}
+
+export const STDIO: CommandIo = { out: process.stdout, err: process.stderr };
+
+/**
+ * A command's arguments, parsed with `--help`/`-h` and the kinds flags added to `options`; or the exit
+ * status once it printed the help (0) or the usage error and the help (2).
+ */
+export function parseCommand<O extends ParseArgsOptionsConfig>(
+  name: string,
+  help: string,
+  argv: string[],
+  options: O,
+  io: CommandIo = STDIO,
+  allowPositionals = false,
+): { values: CommandValues<O>; positionals: string[] } | number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals,
+      options: { ...options, ...KINDS_FLAGS, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (e) {
+    io.err.write(`reconstruct ${name}: ${(e as Error).message}\n\n${help}`);
+    return 2;
+  }
+  const values = parsed.values as CommandValues<O> & { help?: boolean };
+  if (values.help) {
+    io.out.write(help);
+    return 0;
+  }
+  return { values, positionals: parsed.positionals };
+}
+
+/** The values of a command's options: strings, booleans and string lists, as parseArgs gives them. */
+export type CommandValues<O extends ParseArgsOptionsConfig> = {
+  [K in keyof O]?: O[K] extends { multiple: true }
+    ? string[]
+    : O[K] extends { type: 'boolean' }
+      ? boolean
+      : string;
+} & { kinds?: string[]; 'no-builtin-kinds'?: boolean };
+
+/**
+ * The kinds a command's `--kinds` and `--no-builtin-kinds` name (the built-in ones unless left out, or
+ * unless `builtin` says they are only the default when no module is given); or exit status 2 once it
+ * printed the one line that says what is wrong.
+ */
+export async function commandKinds(
+  name: string,
+  values: { kinds?: string[]; 'no-builtin-kinds'?: boolean },
+  io: CommandIo = STDIO,
+  builtin: 'always' | 'without-modules' = 'always',
+): Promise<KindRegistry | number> {
+  const modules = values.kinds ?? [];
+  const wanted = !values['no-builtin-kinds'] && (builtin === 'always' || modules.length === 0);
+  try {
+    return await loadKinds({ modules, builtin: wanted });
+  } catch (e) {
+    if (!(e instanceof KindsError)) throw e;
+    io.err.write(`reconstruct ${name}: ${e.message}\n`);
+    return 2;
+  }
+}

@@ -1,12 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { toYamlStream } from '../synth/yaml';
 import { builtinKinds } from '../constructs/builtin';
 import { formatProblem } from '../synth/problem';
 import { readDocuments } from '../synth/read';
 import { Rendered, renderAll } from '../synth/render';
-import { KINDS_FLAGS, KINDS_HELP, KindsError, loadKinds } from './kinds';
+import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
 export const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--kinds MODULE]
 
@@ -47,46 +46,23 @@ export async function synthCommand(
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
 ): Promise<number> {
-  let values: {
-    output?: string;
-    namespace?: string;
-    help?: boolean;
-    kinds?: string[];
-    'no-builtin-kinds'?: boolean;
-  };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        output: { type: 'string', short: 'o' },
-        namespace: { type: 'string', short: 'n' },
-        help: { type: 'boolean', short: 'h' },
-        ...KINDS_FLAGS,
-      },
-    }));
-  } catch (e) {
-    err.write(`reconstruct synth: ${(e as Error).message}\n\n${SYNTH_HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    out.write(SYNTH_HELP);
-    return 0;
-  }
+  const io = { out, err };
+  const parsed = parseCommand(
+    'synth',
+    SYNTH_HELP,
+    argv,
+    { output: { type: 'string', short: 'o' }, namespace: { type: 'string', short: 'n' } },
+    io,
+    true,
+  );
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
   if (positionals.length === 0) {
     err.write(`reconstruct synth: no PATH given\n\n${SYNTH_HELP}`);
     return 2;
   }
-
-  let kinds;
-  try {
-    kinds = await loadKinds({ modules: values.kinds, builtin: !values['no-builtin-kinds'] });
-  } catch (e) {
-    if (!(e instanceof KindsError)) throw e;
-    err.write(`reconstruct synth: ${e.message}\n`);
-    return 2;
-  }
+  const kinds = await commandKinds('synth', values, io);
+  if (typeof kinds === 'number') return kinds;
   const { documents, problems: readProblems } = readDocuments(positionals);
   const { rendered, problems } = renderAll(documents, { kinds, namespace: values.namespace });
   const allProblems = [...readProblems, ...problems];

@@ -9,9 +9,8 @@ import {
   CONFIG_MAP,
   applySetId,
   customResourceClass,
-  deploymentReadiness,
+  deploymentChildReadiness,
   defineKind,
-  desiredDeployment,
   type StatusContext,
 } from '../kit';
 import { BALANCER_LABEL, Balancer } from './balancer';
@@ -56,11 +55,7 @@ export const balancerKind = defineKind<BalancerSpec, OwnStatus>({
     if (active < wanted) {
       return { ready: false, reason: 'Progressing', message: `${active}/${wanted} backend Services exist` };
     }
-    const proxy = desiredDeployment(context.children);
-    return deploymentReadiness(
-      context.view.get(DEPLOYMENT, context.resource.metadata.namespace, proxy.metadata.name),
-      proxy.spec.replicas,
-    );
+    return deploymentChildReadiness(context);
   },
 });
 

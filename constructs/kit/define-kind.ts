@@ -103,8 +103,11 @@ export interface KindOptions<Spec, Status extends object = Record<string, unknow
 }
 
 /** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
-export interface Kind<Spec = unknown, Status extends object = Record<string, unknown>, Stored = Spec>
-  extends ApiKind {
+export interface Kind<
+  Spec = unknown,
+  Status extends object = Record<string, unknown>,
+  Stored = Spec,
+> extends ApiKind {
   readonly group: string;
   readonly version: string;
   /** The CustomResourceDefinition, as `kubectl apply` installs it. */

@@ -1,5 +1,6 @@
 /** Readiness of the children a kind waits for, as a kind's `ready` rule asks for it. */
-import type { KubeObject, Readiness } from './cluster-view';
+import { DEPLOYMENT } from './api-kind';
+import type { ClusterView, KubeObject, Readiness } from './cluster-view';
 import type { Manifest } from './resource';
 
 type DeploymentStatus = {
@@ -44,4 +45,21 @@ export function desiredDeployment(
   if (!found) throw new Error(`no Deployment${name ? ` ${name}` : ''} among the desired children`);
   const spec = (found.spec ?? {}) as { replicas?: number };
   return { ...found, spec: { ...spec, replicas: spec.replicas ?? 1 } };
+}
+
+/**
+ * Whether the resource's desired Deployment (the one named `name`, else the first) has rolled out its
+ * replicas, as the cluster view shows it: the Ready rule of a kind whose Deployment is what it serves.
+ */
+export function deploymentChildReadiness(
+  context: {
+    resource: { metadata: { namespace?: string } };
+    children: readonly Manifest[];
+    view: ClusterView;
+  },
+  name?: string,
+): Readiness {
+  const deployment = desiredDeployment(context.children, name);
+  const live = context.view.get(DEPLOYMENT, context.resource.metadata.namespace, deployment.metadata.name);
+  return deploymentReadiness(live, deployment.spec.replicas);
 }
