@@ -262,7 +262,7 @@ export class Reconciler {
   private async writeStatus(
     definition: Kind,
     resource: CustomResource,
-    fields: Record<string, unknown>,
+    fields: object,
     readiness: Readiness,
   ): Promise<void> {
     const current = (resource.status ?? {}) as { conditions?: Condition[] };

@@ -74,16 +74,20 @@ export async function runController(
 
   const servers: HealthServer[] = [];
   const health = new HealthServer({ ready: () => manager.hasSynced(), metrics: () => metrics.render() });
-  await health.listen(settings.healthAddr);
+  const healthPort = await health.listen(settings.healthAddr);
   servers.push(health);
+  const host = (address: string) => address.slice(0, address.lastIndexOf(':'));
   if (settings.metricsAddr !== '0' && settings.metricsAddr !== settings.healthAddr) {
     const metricsServer = new HealthServer({
       ready: () => manager.hasSynced(),
       metrics: () => metrics.render(),
     });
-    await metricsServer.listen(settings.metricsAddr);
+    const metricsPort = await metricsServer.listen(settings.metricsAddr);
     servers.push(metricsServer);
+    log.info('serving /metrics', { address: `${host(settings.metricsAddr)}:${metricsPort}` });
   }
+  // The port chosen for :0, so that a test or a sidecar can find the probes.
+  log.info('serving /healthz and /readyz', { address: `${host(settings.healthAddr)}:${healthPort}` });
 
   manager.start();
   const identity = `${hostname()}_${randomBytes(4).toString('hex')}`;

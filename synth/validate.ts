@@ -659,6 +659,16 @@ function validateEnum(value: Json, s: JSONSchemaProps, name: string, out: Issue[
 
 function validateObject(value: JsonObject, s: JSONSchemaProps, name: string, out: Issue[]): void {
   const count = Object.keys(value).length;
+  if (s.minProperties !== undefined && count < s.minProperties) {
+    out.push(
+      issue(
+        'Invalid',
+        fieldOf(name),
+        count,
+        `${fieldOf(name)} in body should have at least ${s.minProperties} properties`,
+      ),
+    );
+  }
   if (s.maxProperties !== undefined && count > s.maxProperties) {
     out.push(
       issue(

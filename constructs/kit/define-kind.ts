@@ -66,7 +66,7 @@ export interface KindSync<Spec = unknown> {
  * API server stores it, with the schema's defaults filled in (`<Kind>SpecWithDefaults`): what `status`,
  * `ready` and `sync` see, since they run on resources read from the cluster.
  */
-export interface KindOptions<Spec, Status extends object = Record<string, unknown>, Stored = Spec> {
+export interface KindOptions<Spec, Status extends object = object, Stored = Spec> {
   /** `<group>/<version>`, e.g. `cache.example.com/v1alpha1`. */
   readonly apiVersion: string;
   /** UpperCamelCase, e.g. `Memcached`. */
@@ -103,11 +103,7 @@ export interface KindOptions<Spec, Status extends object = Record<string, unknow
 }
 
 /** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
-export interface Kind<
-  Spec = unknown,
-  Status extends object = Record<string, unknown>,
-  Stored = Spec,
-> extends ApiKind {
+export interface Kind<Spec = unknown, Status extends object = object, Stored = Spec> extends ApiKind {
   readonly group: string;
   readonly version: string;
   /** The CustomResourceDefinition, as `kubectl apply` installs it. */
@@ -119,7 +115,7 @@ export interface Kind<
   /** Adds the construct of `resource` to `scope`. Throws SpecError for a spec it cannot synthesize. */
   build(scope: Construct, resource: CustomResource<Spec>): Construct;
   /** `spec` with the schema's defaults filled in, as the API server would store it. */
-  withDefaults(spec: Spec): Spec;
+  withDefaults(spec: Spec): Stored;
   /** The kind's own status fields. */
   status(context: StatusContext<Stored>): Status;
   /** Whether the resource is Ready, and what blocks it. */
@@ -317,7 +313,7 @@ function childrenExist(
  * Defines a kind. Throws KindDefinitionError naming every problem of an incomplete or inconsistent
  * definition, so a mistake shows when the module loads, not in a reconcile.
  */
-export function defineKind<Spec, Status extends object = Record<string, unknown>, Stored = Spec>(
+export function defineKind<Spec, Status extends object = object, Stored = Spec>(
   options: KindOptions<Spec, Status, Stored>,
 ): Kind<Spec, Status, Stored> {
   const problems = problemsOf(options as unknown as KindOptions<unknown, object>);
@@ -345,7 +341,7 @@ export function defineKind<Spec, Status extends object = Record<string, unknown>
         spec: (resource.spec ?? {}) as Spec,
       });
     },
-    withDefaults: (spec) => withDefaults(specSchema, spec ?? ({} as Spec)),
+    withDefaults: (spec) => withDefaults<Spec, Stored>(specSchema, spec ?? ({} as Spec)),
     status: (context) => (options.status ? options.status(context) : ({} as Status)),
     ready: (context) =>
       options.ready

@@ -27,6 +27,7 @@ export interface JSONSchemaProps {
   maxLength?: number;
   minItems?: number;
   maxItems?: number;
+  minProperties?: number;
   maxProperties?: number;
   pattern?: string;
   nullable?: boolean;

@@ -535,3 +535,22 @@ describe('every kind', () => {
     ]);
   });
 });
+
+describe('minProperties', () => {
+  const crd = structuredClone(memcachedCrd);
+  crd.spec.versions[0].schema.openAPIV3Schema.properties!.spec.properties!.pages = {
+    type: 'object',
+    minProperties: 1,
+    additionalProperties: { type: 'string' },
+  };
+
+  it('rejects an object with fewer properties, in the API server words', () => {
+    expect(errorsOf(crd, resource(crd, { size: 1, pages: {} }))).toEqual([
+      {
+        field: 'spec.pages',
+        message: 'Invalid value: 0: spec.pages in body should have at least 1 properties',
+      },
+    ]);
+    expect(errorsOf(crd, resource(crd, { size: 1, pages: { 'index.html': 'x' } }))).toEqual([]);
+  });
+});

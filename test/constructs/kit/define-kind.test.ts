@@ -265,3 +265,20 @@ describe('customResourceClass', () => {
     expect(chart.toJson().map((o: { kind: string }) => o.kind)).toEqual(['ConfigMap', 'Greeting']);
   });
 });
+
+describe('a kind whose status type is an interface, as `reconstruct gen` writes it', () => {
+  interface GreetingStatus {
+    greeted?: number;
+  }
+
+  it('makes a custom-resource class and joins a list of kinds', () => {
+    const kind = defineKind<GreetingSpec, GreetingStatus, Required<GreetingSpec>>(
+      greetingWith({ status: () => ({ greeted: 1 }) }),
+    );
+    class Resource extends customResourceClass(kind) {}
+    const chart = new Chart(Testing.app(), 'test');
+    new Resource(chart, 'r', { spec: {} });
+    expect(new KindRegistry([kind]).get(kind.apiVersion, kind.kind)).toBe(kind);
+    expect(kind.withDefaults({}).message).toBe('hello');
+  });
+});

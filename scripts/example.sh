@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# The worked example (examples/static-site/) as an operator author runs it: a project of its own,
+# outside this repository, that installs the PACKED package next to its own (old) cdk8s versions.
+#
+#   1. build and pack this package (npm pack; prepack builds it)
+#   2. copy examples/static-site/ to a temporary folder (never its node_modules/, .cluster/, dist/)
+#   3. npm install there, then npm install the packed tarball
+#   4. check cdk8s and constructs are single copies (npm ls): the package uses the project's ones
+#   5. npm test (tsc --noEmit, reconstruct gen --check, unit and offline tests)
+#   6. npx reconstruct cluster run -- npm run test:cluster (install, controller, a site's lifecycle)
+#
+# The temporary folder goes away on exit (keep it with RECONSTRUCT_EXAMPLE_KEEP=1). The cluster
+# binaries come from RECONSTRUCT_BIN_DIR / RECONSTRUCT_CACHE_DIR as for the repository's own tests.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+EXAMPLE_SRC="$ROOT/examples/static-site"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/reconstruct-example.XXXXXX")"
+PROJECT="$WORK/static-site"
+mkdir -p "$WORK/tmp"
+
+log() { printf '[example] %s\n' "$*" >&2; }
+
+# The example's cluster is its own: settings meant for another project's cluster must not leak in.
+# (RECONSTRUCT_USE_EXISTING_CLUSTER=1 keeps KUBECONFIG: the in-cluster tests then also need
+# RECONSTRUCT_EXAMPLE_CLUSTER=1 to agree to run against that cluster.)
+unset RECONSTRUCT_PROJECT_DIR RECONSTRUCT_CRDS_DIR
+if [[ "${RECONSTRUCT_USE_EXISTING_CLUSTER:-}" != 1 ]]; then unset KUBECONFIG; fi
+
+# shellcheck disable=SC2317  # invoked through the EXIT trap
+cleanup() {
+  local rc=$?
+  trap '' INT TERM
+  # `cluster run` tears its cluster down itself; this is for an interrupted run.
+  if [[ -d "$PROJECT/.cluster" && -x "$PROJECT/node_modules/.bin/reconstruct" ]]; then
+    (cd "$PROJECT" && TMPDIR="$WORK/tmp" ./node_modules/.bin/reconstruct cluster down) || log "cluster down failed"
+  fi
+  if [[ "${RECONSTRUCT_EXAMPLE_KEEP:-}" == 1 ]]; then
+    log "kept $WORK"
+  else
+    rm -rf "$WORK"
+  fi
+  if ((rc == 0)); then log "passed"; else log "FAILED (exit $rc)"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+TIMES=()
+step() {
+  local name="$1" start=$SECONDS
+  shift
+  log "== $name"
+  "$@"
+  TIMES+=("$(printf '%-38s %4ds' "$name" $((SECONDS - start)))")
+}
+
+pack() {
+  mkdir -p "$WORK/pack"
+  (cd "$ROOT" && npm pack --pack-destination "$WORK/pack" >&2)
+  local tarballs=("$WORK"/pack/cdk8s-reconstruct-*.tgz)
+  if ((${#tarballs[@]} != 1)) || [[ ! -f "${tarballs[0]}" ]]; then
+    log "expected one cdk8s-reconstruct-*.tgz in $WORK/pack"
+    return 1
+  fi
+  TARBALL="${tarballs[0]}"
+}
+
+copy() {
+  mkdir -p "$PROJECT"
+  tar -C "$EXAMPLE_SRC" --exclude=./node_modules --exclude=./.cluster --exclude=./dist \
+    --exclude=./package-lock.json -cf - . | tar -C "$PROJECT" -xf -
+}
+
+install() {
+  cd "$PROJECT"
+  npm install --no-audit --no-fund
+  npm install --no-audit --no-fund "$TARBALL"
+}
+
+# One version of each, which is the project's own: the package brings no copy of its own.
+single_copies() {
+  cd "$PROJECT"
+  npm ls cdk8s constructs --all
+  # shellcheck disable=SC2016  # JavaScript, not shell
+  npm ls cdk8s constructs --all --json | node -e '
+    const tree = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const want = require("./package.json").dependencies;
+    const seen = {};
+    (function walk(node) {
+      for (const [name, dep] of Object.entries(node.dependencies ?? {})) {
+        if (name in want && dep.version) (seen[name] ??= new Set()).add(dep.version);
+        walk(dep);
+      }
+    })(tree);
+    let ok = true;
+    for (const name of ["cdk8s", "constructs"]) {
+      const versions = [...(seen[name] ?? [])];
+      if (versions.length !== 1 || versions[0] !== want[name]) {
+        console.error(`${name}: expected only ${want[name]}, found ${versions.join(", ") || "none"}`);
+        ok = false;
+      }
+    }
+    process.exit(ok ? 0 : 1);
+  '
+}
+
+unit_tests() {
+  cd "$PROJECT"
+  npm test
+}
+
+cluster_tests() {
+  cd "$PROJECT"
+  # TMPDIR: the cluster's lock files (named after the project folder) go away with the folder.
+  TMPDIR="$WORK/tmp" npx reconstruct cluster run -- npm run test:cluster
+}
+
+log "working in $WORK"
+step "npm pack (build)" pack
+step "copy examples/static-site" copy
+step "npm install + packed package" install
+step "npm ls cdk8s constructs" single_copies
+step "npm test" unit_tests
+step "reconstruct cluster run test:cluster" cluster_tests
+
+log "timings:"
+for t in "${TIMES[@]}"; do log "  $t"; done
