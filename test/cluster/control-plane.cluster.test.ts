@@ -79,11 +79,13 @@ describe('the CRDs in crds/', () => {
       const name = uniqueName(kind.toLowerCase());
       const nsArgs = namespaced ? ['-n', ns] : [];
       applyYaml(manifest(kind, name, spec), nsArgs);
-      return { resource, name, nsArgs };
+      // kubectl -o name says <kind>.<group>/<name>, the kind in lower case.
+      const listedAs = `${kind.toLowerCase()}.${resource.split('.').slice(1).join('.')}/${name}`;
+      return { resource, name, nsArgs, listedAs };
     });
     try {
       const listed = kubectl(['get', 'reconstruct', '-A', '-o', 'name']).stdout.split('\n');
-      for (const { resource, name } of created) expect(listed).toContain(`${resource}/${name}`);
+      for (const { listedAs } of created) expect(listed).toContain(listedAs);
     } finally {
       for (const { resource, name, nsArgs } of created) {
         kubectl(['delete', resource, name, ...nsArgs, '--ignore-not-found', '--wait=false']);
