@@ -1,7 +1,7 @@
 /**
  * One reconcile of one custom resource, the same for every kind: read it from the cache, synthesize its
  * children with the function the offline renderer uses, apply what differs, prune what it made earlier
- * and no longer wants, run its kind's extension (NodePool's nodes), and write status only when it changed.
+ * and no longer wants, run its kind's sync (NodePool's nodes), and write status only when it changed.
  * Level-based: everything is computed from the current world, so a missed event or a restart is harmless.
  */
 import {
@@ -88,27 +88,27 @@ export class Reconciler {
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
-    const extension = definition.sync;
+    const { sync } = definition;
     const { metadata } = resource;
 
     if (metadata.deletionTimestamp) {
-      if (extension && metadata.finalizers?.includes(extension.finalizer)) {
-        await this.runExtension(extension, resource, true, log);
+      if (sync && metadata.finalizers?.includes(sync.finalizer)) {
+        await this.runSync(sync, resource, true, log);
         await this.writer.mergePatch(definition, namespace, name, {
           metadata: {
             resourceVersion: metadata.resourceVersion,
-            finalizers: metadata.finalizers.filter((f) => f !== extension.finalizer),
+            finalizers: metadata.finalizers.filter((f) => f !== sync.finalizer),
           },
         });
         log.info('cleaned up and released the finalizer');
       }
       return {};
     }
-    if (extension && !metadata.finalizers?.includes(extension.finalizer)) {
+    if (sync && !metadata.finalizers?.includes(sync.finalizer)) {
       await this.writer.mergePatch(definition, namespace, name, {
         metadata: {
           resourceVersion: metadata.resourceVersion,
-          finalizers: [...(metadata.finalizers ?? []), extension.finalizer],
+          finalizers: [...(metadata.finalizers ?? []), sync.finalizer],
         },
       });
       return {}; // The update brings the resource back with its finalizer.
@@ -177,7 +177,7 @@ export class Reconciler {
     }
 
     if (failures.length === 0) await this.prune(definition, resource, wanted, log);
-    if (extension && failures.length === 0) await this.runExtension(extension, resource, false, log);
+    if (sync && failures.length === 0) await this.runSync(sync, resource, false, log);
 
     // Children just created come back as watch events within milliseconds, and the reconcile they bring
     // writes a status worth reading (how the Deployment progresses): one status write saved per resource.
@@ -246,15 +246,16 @@ export class Reconciler {
     }
   }
 
-  private async runExtension(
-    extension: KindSync,
+  private async runSync(
+    sync: KindSync,
     resource: CustomResource,
     deleting: boolean,
     log: Logger,
   ): Promise<void> {
-    for (const { type, obj, patch } of extension.plan(resource, this.view, deleting)) {
+    for (const { type, obj, patch } of sync.plan(resource, this.view, deleting)) {
       await this.writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, patch);
-      log.info(deleting ? 'cleaned node' : 'updated node', { node: obj.metadata.name });
+      const object = `${type.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+      log.info(deleting ? 'undid sync' : 'synced', { object });
     }
   }
 
