@@ -97,13 +97,77 @@ function copyDefault(value: unknown): Json {
 }
 
 /**
- * A copy of `value` with the schema's defaults filled in, as the API server would store it: absent fields
- * and non-nullable nulls that have a default get it, in array items and map values too. `Defaulted` is
- * the type with those fields present (`<Kind>SpecWithDefaults` in a kind's generated types).
+ * `value` with the schema's defaults filled in, as the API server would store it: absent fields and
+ * non-nullable nulls that have a default get it, in array items and map values too, and non-nullable nulls
+ * without a default are dropped (what `pruneNullsWithoutDefaults` and `applyDefaults` do to a decoded
+ * request). Copy-on-write: what needs no change is shared with `value`, so a spec that has all its fields
+ * costs no allocation; treat the result as read-only. An absent object spec counts as `{}`. `Defaulted` is
+ * the type with the defaulted fields present (`<Kind>SpecWithDefaults` in a kind's generated types).
  */
 export function withDefaults<T, Defaulted = T>(schema: JSONSchemaProps, value: T): Defaulted {
-  const copy = toJson(value) ?? null;
-  pruneNullsWithoutDefaults(copy, schema);
-  applyDefaults(copy, schema);
-  return copy as Defaulted;
+  const start = value ?? (schema.type === 'object' ? {} : null);
+  return filled(start, schema) as Defaulted;
+}
+
+function filled(x: Json, s: JSONSchemaProps | undefined): Json {
+  if (!s) return x;
+  if (Array.isArray(x)) {
+    let out: Json[] | undefined;
+    const items = s.items;
+    for (let i = 0; i < x.length; i++) {
+      const item = x[i] as Json | undefined;
+      let v = item ?? null; // as JSON writes an undefined item
+      if (isNonNullableNull(v, items) && items?.default !== undefined) v = defaultOf(items);
+      v = filled(v, items);
+      if (v !== item) (out ??= x.slice())[i] = v;
+    }
+    return out ?? x;
+  }
+  if (!isObject(x)) return x;
+  let out: JsonObject | undefined;
+  const additional = valueSchema(s);
+  const keys = Object.keys(x);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const v = x[k] as Json | undefined;
+    const sub = s.properties?.[k] ?? additional;
+    if (v === undefined || (v === null && sub && !sub.nullable && sub.default === undefined)) {
+      out ??= { ...x };
+      delete out[k];
+      continue;
+    }
+    let next = v;
+    if (v === null && sub && !sub.nullable && sub.default !== undefined) next = defaultOf(sub);
+    next = filled(next, sub);
+    if (next !== v) (out ??= { ...x })[k] = next;
+  }
+  const defaulted = defaultedProperties(s);
+  for (let i = 0; i < defaulted.length; i++) {
+    const k = defaulted[i];
+    if (x[k] === undefined) {
+      const prop = s.properties![k];
+      (out ??= { ...x })[k] = filled(defaultOf(prop), prop);
+    }
+  }
+  return out ?? x;
+}
+
+/** A fresh copy of a schema's default (a scalar as it is). */
+function defaultOf(s: JSONSchemaProps): Json {
+  const value = s.default;
+  return typeof value === 'object' && value !== null ? copyDefault(value) : (value as Json);
+}
+
+const defaultedCache = new WeakMap<JSONSchemaProps, string[]>();
+
+/** The properties of an object schema that have a default, worked out once per schema (synthesis is hot). */
+function defaultedProperties(s: JSONSchemaProps): string[] {
+  let found = defaultedCache.get(s);
+  if (!found) {
+    found = Object.entries(s.properties ?? {})
+      .filter(([, prop]) => prop.default !== undefined)
+      .map(([k]) => k);
+    defaultedCache.set(s, found);
+  }
+  return found;
 }

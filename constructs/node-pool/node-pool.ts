@@ -1,11 +1,12 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ResourceProps, SpecError, withDefaults } from '../kit';
+import type { Membership } from './nodes';
 import { nodePoolSchema } from './schema';
 import type { NodePoolSpec, NodePoolSpecWithDefaults } from './types.generated';
 
 export type NodePoolProps = ResourceProps<NodePoolSpec>;
-export type NodePoolTaint = Required<NonNullable<NodePoolSpec['taints']>[number]>;
+
 const RESERVED_KEY = /^([^/]*\.)?(kubernetes|k8s)\.io\//;
 
 /** The label that makes a node a member of `pool`: `node-role.kubernetes.io/<pool>` (any value). */
@@ -22,10 +23,11 @@ export function runtimeClassName(pool: string): string {
  * The labels and taints a pool puts on each member node, defaulted and checked. The controller applies
  * exactly these, and removes exactly those it applied before, so other tools' and pools' survive.
  */
-export function nodePoolMembership(spec: NodePoolSpec): {
-  labels: Record<string, string>;
-  taints: NodePoolTaint[];
-} {
+export function nodePoolMembership(spec: NodePoolSpec): Membership {
+  return membershipOf(withDefaults<NodePoolSpec, NodePoolSpecWithDefaults>(nodePoolSchema.spec, spec));
+}
+
+function membershipOf(spec: NodePoolSpecWithDefaults): Membership {
   const labels = { ...(spec.labels ?? {}) };
   for (const key of Object.keys(labels)) {
     if (RESERVED_KEY.test(key)) {
@@ -42,7 +44,7 @@ export function nodePoolMembership(spec: NodePoolSpec): {
         'keys under kubernetes.io or k8s.io are reserved for Kubernetes',
       );
     }
-    return { key: t.key, value: t.value ?? '', effect: t.effect };
+    return { key: t.key, value: t.value, effect: t.effect };
   });
   return { labels, taints };
 }
@@ -58,7 +60,7 @@ export class NodePool extends Construct {
   constructor(scope: Construct, id: string, props: NodePoolProps) {
     super(scope, id);
     const spec = withDefaults<NodePoolSpec, NodePoolSpecWithDefaults>(nodePoolSchema.spec, props.spec);
-    const { labels, taints } = nodePoolMembership(spec);
+    const { labels, taints } = membershipOf(spec);
     const scheduling: Record<string, unknown> = {};
     if (Object.keys(labels).length > 0) scheduling.nodeSelector = labels;
     if (taints.length > 0) {

@@ -6,12 +6,16 @@
  * labels and taints, and those another pool also claims, are never removed.
  */
 import type { KubeObject } from '../kit';
-import type { NodePoolTaint } from './node-pool';
+import type { NodePoolSpec } from './types.generated';
 
 /** Keeps the pool from disappearing before its labels and taints are off the nodes. */
 export const POOL_FINALIZER = 'nodes.lailin.xyz/node-cleanup';
 const RECORD_PREFIX = 'nodes.lailin.xyz/pool.';
 
+/** A taint of the spec, its value defaulted. */
+export type NodePoolTaint = Required<NonNullable<NodePoolSpec['taints']>[number]>;
+
+/** What a pool puts on each member node. */
 export interface Membership {
   labels: Record<string, string>;
   taints: NodePoolTaint[];
