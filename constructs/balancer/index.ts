@@ -9,7 +9,6 @@ import {
   CONFIG_MAP,
   applySetId,
   customResourceClass,
-  deploymentChildReadiness,
   defineKind,
   type StatusContext,
 } from '../kit';
@@ -35,7 +34,7 @@ function backendServices({ resource, children, view }: StatusContext<BalancerSpe
     .list(SERVICE, namespace, { label: LABEL_PART_OF, value: applySetId(resource) })
     .filter((s) => s.metadata.labels?.[BALANCER_LABEL] === name);
   const active = labelled.filter((s) => wanted.has(s.metadata.name)).length;
-  return { wanted: wanted.size, active, obsolete: labelled.length - active };
+  return { active, obsolete: labelled.length - active };
 }
 
 export const balancerKind = defineKind<BalancerSpec, OwnStatus>({
@@ -49,13 +48,6 @@ export const balancerKind = defineKind<BalancerSpec, OwnStatus>({
   status(context) {
     const { active, obsolete } = backendServices(context);
     return { activeBackendsNum: active, obsoleteBackendsNum: obsolete };
-  },
-  ready(context) {
-    const { wanted, active } = backendServices(context);
-    if (active < wanted) {
-      return { ready: false, reason: 'Progressing', message: `${active}/${wanted} backend Services exist` };
-    }
-    return deploymentChildReadiness(context);
   },
 });
 

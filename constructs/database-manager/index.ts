@@ -2,7 +2,7 @@
  * DatabaseManager (`coolops.cn/v1alpha1`, short name `dm`, seed 003): a MySQL or MariaDB Deployment named
  * `spec.deploymentName`; `status.availableReplicas` mirrors it.
  */
-import { DEPLOYMENT, customResourceClass, deploymentChildReadiness, defineKind } from '../kit';
+import { DEPLOYMENT, customResourceClass, defineKind } from '../kit';
 import { DatabaseManager, databaseDeploymentName } from './database-manager';
 import { databaseManagerSchema } from './schema';
 import type { DatabaseManagerSpec, DatabaseManagerStatus } from './types.generated';
@@ -28,7 +28,6 @@ export const databaseManagerKind = defineKind<DatabaseManagerSpec, OwnStatus>({
       availableReplicas: ((live?.status ?? {}) as { availableReplicas?: number }).availableReplicas ?? 0,
     };
   },
-  ready: (context) => deploymentChildReadiness(context),
 });
 
 /** A DatabaseManager custom resource, for a cdk8s app that emits resources for the operator to reconcile. */

@@ -5,7 +5,8 @@
  * manifests and the tests take a list of such kinds and name none.
  */
 import type { Construct } from 'constructs';
-import { kindKey, type ApiKind } from './api-kind';
+import type { ApiKind } from './api-kind';
+import { childrenReadiness } from './child-readiness';
 import type { ClusterView, ExtraWatch, Readiness, SyncPatch } from './cluster-view';
 import { withDefaults } from './defaults';
 import type { CustomResource, Manifest, ResourceProps } from './resource';
@@ -92,8 +93,9 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   /** The kind's own status fields, beside `observedGeneration` and `conditions`. */
   status?(context: StatusContext<Stored>): Status;
   /**
-   * What Ready means for this kind, naming what blocks it.
-   * @default - Ready once every desired child exists
+   * A Ready rule of the kind's own, asked once every child is ready by the rules of its kind (kstatus:
+   * a Deployment's replicas available, a Job complete, a PVC bound, ...), naming what blocks it.
+   * @default - Ready when every child is
    */
   ready?(context: StatusContext<Stored>): Readiness;
   /** Objects to watch besides the resources and their children; their events reconcile what they name. */
@@ -118,7 +120,7 @@ export interface Kind<Spec = unknown, Status extends object = object, Stored = S
   withDefaults(spec: Spec): Stored;
   /** The kind's own status fields. */
   status(context: StatusContext<Stored>): Status;
-  /** Whether the resource is Ready, and what blocks it. */
+  /** Whether the resource is Ready, and what blocks it: the first child not ready, else the kind's rule. */
   ready(context: StatusContext<Stored>): Readiness;
 }
 
@@ -289,26 +291,6 @@ function crdOf(o: KindOptions<unknown, object>, group: string, version: string):
   };
 }
 
-/** Ready once every desired child exists: the rule of a kind that says nothing else. */
-function childrenExist(
-  { resource, children, view }: StatusContext<unknown>,
-  kindOf: (child: Manifest) => ApiKind | undefined,
-): Readiness {
-  const missing = children.find((child) => {
-    const type = kindOf(child);
-    const namespace = child.metadata.namespace ?? resource.metadata.namespace;
-    return !type || !view.get(type, namespace, child.metadata.name);
-  });
-  if (missing) {
-    return {
-      ready: false,
-      reason: 'Progressing',
-      message: `${missing.kind} ${missing.metadata.name} does not exist yet`,
-    };
-  }
-  return { ready: true, reason: 'Reconciled', message: `${children.length} child object(s) applied` };
-}
-
 /**
  * Defines a kind. Throws KindDefinitionError naming every problem of an incomplete or inconsistent
  * definition, so a mistake shows when the module loads, not in a reconcile.
@@ -320,7 +302,6 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
   if (problems.length > 0) throw new KindDefinitionError(String(options?.kind ?? '<no kind>'), problems);
   const [group, version] = options.apiVersion.split('/');
   const crd = crdOf(options as unknown as KindOptions<unknown, object>, group, version);
-  const childKinds = new Map(options.children.map((c) => [kindKey(c), c]));
   const Ctor = options.construct;
   const specSchema = options.schema.spec;
   return {
@@ -343,10 +324,11 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     },
     withDefaults: (spec) => withDefaults<Spec, Stored>(specSchema, spec ?? ({} as Spec)),
     status: (context) => (options.status ? options.status(context) : ({} as Status)),
-    ready: (context) =>
-      options.ready
-        ? options.ready(context)
-        : childrenExist(context, (child) => childKinds.get(kindKey(child))),
+    ready(context) {
+      const namespace = context.resource.metadata.namespace;
+      const children = childrenReadiness(context.children, context.view, options.children, namespace);
+      return children.ready && options.ready ? options.ready(context) : children;
+    },
   };
 }
 

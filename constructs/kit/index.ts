@@ -30,7 +30,7 @@ export * from './cluster-view';
 export * from './custom-resource';
 export { withDefaults } from './defaults';
 export * from './define-kind';
-export * from './readiness';
+export * from './child-readiness';
 export * from './registry';
 export * from './resource';
 export * from './schema';

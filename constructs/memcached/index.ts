@@ -2,7 +2,7 @@
  * Memcached (`cache.example.com/v1alpha1`, seed 000): a memcached Deployment of `spec.size` pods and a
  * Service in front of them; `status.nodes` lists the pods' names.
  */
-import { DEPLOYMENT, POD, SERVICE, customResourceClass, deploymentChildReadiness, defineKind } from '../kit';
+import { DEPLOYMENT, POD, SERVICE, customResourceClass, defineKind } from '../kit';
 import { Memcached } from './memcached';
 import { memcachedSchema } from './schema';
 import type { MemcachedSpec, MemcachedStatus } from './types.generated';
@@ -39,7 +39,6 @@ export const memcachedKind = defineKind<MemcachedSpec, OwnStatus>({
       .sort();
     return { nodes };
   },
-  ready: (context) => deploymentChildReadiness(context),
 });
 
 /** A Memcached custom resource, for a cdk8s app that emits resources for the operator to reconcile. */

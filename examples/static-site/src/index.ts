@@ -5,14 +5,7 @@
  *
  * The kinds this module exports (`kinds`) are what `reconstruct ... --kinds src/index.ts` loads.
  */
-import {
-  CONFIG_MAP,
-  DEPLOYMENT,
-  SERVICE,
-  customResourceClass,
-  defineKind,
-  deploymentChildReadiness,
-} from 'cdk8s-reconstruct';
+import { CONFIG_MAP, DEPLOYMENT, SERVICE, customResourceClass, defineKind } from 'cdk8s-reconstruct';
 import { StaticSite } from './static-site';
 import { staticSiteSchema } from './schema';
 import type { StaticSiteSpec, StaticSiteSpecWithDefaults, StaticSiteStatus } from './types.generated';
@@ -41,8 +34,6 @@ export const staticSiteKind = defineKind<StaticSiteSpec, OwnStatus, StaticSiteSp
       availableReplicas: available ?? 0,
     };
   },
-  // Ready once the Deployment has rolled out its replicas of the current pod template.
-  ready: (context) => deploymentChildReadiness(context),
 });
 
 /** A StaticSite custom resource, for a cdk8s app that emits resources for the operator to reconcile. */

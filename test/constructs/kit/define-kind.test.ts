@@ -192,26 +192,31 @@ describe('defineKind', () => {
       expect(greetingKind.ready({ resource, children, view: viewOf([]) })).toEqual({
         ready: false,
         reason: 'Progressing',
-        message: 'ConfigMap hi-greeting does not exist yet',
+        message: 'ConfigMap hi-greeting: does not exist yet',
       });
     });
 
-    it('GIVEN a kind that says nothing WHEN every child exists THEN it is Ready', () => {
-      const view = viewOf([{ plural: 'configmaps', metadata: { name: 'hi-greeting', namespace: 'ns' } }]);
-      expect(greetingKind.ready({ resource, children, view })).toMatchObject({
+    const withChild = viewOf([{ plural: 'configmaps', metadata: { name: 'hi-greeting', namespace: 'ns' } }]);
+
+    it('GIVEN a kind that says nothing WHEN every child is ready THEN it is Ready', () => {
+      expect(greetingKind.ready({ resource, children, view: withChild })).toEqual({
         ready: true,
-        reason: 'Reconciled',
+        reason: 'Ready',
+        message: 'all 1 child object(s) ready',
       });
     });
 
-    it("GIVEN a kind with its own rule THEN the rule decides, and status has the kind's fields", () => {
+    it("GIVEN a kind with its own rule THEN the children come first, then the rule; status has the kind's fields", () => {
       const kind = defineKind(
         greetingWith({
           ready: () => ({ ready: false, reason: 'Waiting', message: 'never' }),
           status: () => ({ greeted: 3 }),
         }),
       );
-      expect(kind.ready({ resource, children, view: viewOf([]) })).toEqual({
+      expect(kind.ready({ resource, children, view: viewOf([]) })).toMatchObject({
+        message: 'ConfigMap hi-greeting: does not exist yet',
+      });
+      expect(kind.ready({ resource, children, view: withChild })).toEqual({
         ready: false,
         reason: 'Waiting',
         message: 'never',
