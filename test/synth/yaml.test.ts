@@ -1,5 +1,6 @@
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { toYaml, toYamlStream } from '../../synth/yaml';
+import { mulberry32 } from '../support/random';
 
 /** What a YAML 1.1 reader and a YAML 1.2 reader make of `text`. */
 function readBack(text: string): { '1.1': unknown; '1.2': unknown } {
@@ -15,17 +16,6 @@ function roundTrips(value: unknown, text: string): boolean {
   } catch {
     return false; // e.g. a plain `<<` key is a YAML 1.1 merge of a non-map
   }
-}
-
-/** Tiny seeded PRNG (mulberry32), so that a failure reproduces. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const LOOKALIKES = [

@@ -6,6 +6,7 @@ import {
 } from '../../../constructs/kit/defaults';
 import { builtinKinds, withDefaults, type JSONSchemaProps } from '../../../constructs';
 import { sample } from '../../fixtures/resources';
+import { mulberry32 } from '../../support/random';
 
 /** What the API server does to a decoded request, on a deep copy: the reference withDefaults must match. */
 function reference(schema: JSONSchemaProps, value: unknown): Json {
@@ -35,17 +36,6 @@ const SCHEMA: JSONSchemaProps = {
   },
 };
 
-/** mulberry32: a seeded PRNG, so a failure replays. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomValue(random: () => number, depth = 0): unknown {
   const pick = random();
   if (depth > 3 || pick < 0.3) return [null, undefined, 'a', 3, true][Math.floor(random() * 5)];
@@ -72,7 +62,7 @@ function randomValue(random: () => number, depth = 0): unknown {
 
 describe('withDefaults', () => {
   it('GIVEN random values THEN it fills in what the API server would, no more, no less', () => {
-    const random = prng(42);
+    const random = mulberry32(42);
     for (let i = 0; i < 5000; i++) {
       const value = randomValue(random);
       // Compared as JSON writes them (undefined in a list is null): what a construct's output becomes.
