@@ -356,7 +356,7 @@ describe('reconstruct controller --kinds src/index.ts, as the ServiceAccount', (
       () => ready(site())?.status === 'True' && ready(site()),
       state,
     );
-    expect(condition).toMatchObject({ status: 'True', reason: 'Available' });
+    expect(condition).toMatchObject({ status: 'True', reason: 'Ready' });
     await waitFor('status.availableReplicas 2', () => site()?.status?.availableReplicas === 2, state);
   });
 

@@ -243,15 +243,21 @@ describe('staticSiteKind', () => {
     staticSiteKind.build(chart, resource);
     return Testing.synth(chart) as Manifest[];
   };
-  /** A view whose caches hold one Deployment `docs` with `status`. */
-  const viewWith = (status?: object): ClusterView => {
-    const deployment: KubeObject | undefined = status && {
-      metadata: { name: 'docs', namespace: 'web', generation: 1 },
-      status: { observedGeneration: 1, ...status },
+  /**
+   * A view whose caches hold the ConfigMap `docs-content`, the Service `docs` (unless `noService`) and,
+   * given a `status`, the Deployment `docs` with it.
+   */
+  const viewWith = (status?: object, noService = false): ClusterView => {
+    const objects: Record<string, KubeObject | undefined> = {
+      'configmaps/docs-content': { metadata: { name: 'docs-content', namespace: 'web' } },
+      'services/docs': noService ? undefined : { metadata: { name: 'docs', namespace: 'web' } },
+      'deployments/docs': status && {
+        metadata: { name: 'docs', namespace: 'web', generation: 1 },
+        status: { observedGeneration: 1, ...status },
+      },
     };
     return {
-      get: (type, namespace, name) =>
-        type.plural === 'deployments' && namespace === 'web' && name === 'docs' ? deployment : undefined,
+      get: (type, namespace, name) => (namespace === 'web' ? objects[`${type.plural}/${name}`] : undefined),
       list: () => [],
       exists: () => false,
     };
@@ -275,14 +281,24 @@ describe('staticSiteKind', () => {
     );
   });
 
-  it('is Ready once the Deployment has rolled out, not before', () => {
-    const ready = (status?: object) =>
-      staticSiteKind.ready({ resource, children: children(), view: viewWith(status) });
-    expect(ready()).toMatchObject({ ready: false, reason: 'Progressing' });
-    expect(ready({ availableReplicas: 0, updatedReplicas: 1, replicas: 1 })).toMatchObject({ ready: false });
-    expect(ready({ availableReplicas: 1, updatedReplicas: 1, replicas: 1 })).toMatchObject({
-      ready: true,
-      reason: 'Available',
+  it('is Ready once every child is (the Deployment rolled out), and names the child that blocks', () => {
+    const ready = (status?: object, noService = false) =>
+      staticSiteKind.ready({ resource, children: children(), view: viewWith(status, noService) });
+    expect(ready()).toEqual({
+      ready: false,
+      reason: 'Progressing',
+      message: 'Deployment docs: does not exist yet',
     });
+    expect(ready({ availableReplicas: 0, updatedReplicas: 1, replicas: 1 })).toEqual({
+      ready: false,
+      reason: 'Progressing',
+      message: 'Deployment docs: 0 of 1 replicas available',
+    });
+    const rolledOut = { availableReplicas: 1, updatedReplicas: 1, replicas: 1 };
+    expect(ready(rolledOut, true)).toMatchObject({
+      ready: false,
+      message: 'Service docs: does not exist yet',
+    });
+    expect(ready(rolledOut)).toMatchObject({ ready: true, reason: 'Ready' });
   });
 });
