@@ -43,12 +43,16 @@ async function loadModule(path: string): Promise<unknown> {
   if (!existsSync(file)) throw new KindsError(`--kinds ${path}: no such file`);
   if (TYPESCRIPT.has(extname(file))) registerTypeScript(path);
   try {
-    return load(file) as unknown;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_REQUIRE_ESM') {
-      return importModule(pathToFileURL(file).href);
+    try {
+      return load(file) as unknown;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ERR_REQUIRE_ESM') throw err;
+      return await importModule(pathToFileURL(file).href);
     }
-    throw err;
+  } catch (err) {
+    // The module's own mistake (a KindDefinitionError, a syntax error): its message, not our stack.
+    const message = err instanceof Error ? err.message : String(err);
+    throw new KindsError(`--kinds ${path}: ${message.split('\n')[0]}`);
   }
 }
 

@@ -98,6 +98,21 @@ describe('reconstruct synth --kinds', () => {
     expect(status).toBe(2);
   });
 
+  it('reports a definition defineKind refuses in one line, naming the module and what is missing', () => {
+    const kit = JSON.stringify(join(ROOT, 'index'));
+    writeFileSync(
+      join(dir, 'broken.ts'),
+      `import { defineKind, CONFIG_MAP } from ${kit};\n` +
+        `export const kinds = [defineKind({ apiVersion: 'x.example.com/v1', kind: 'X', plural: 'xs',\n` +
+        `  schema: { description: 'x', spec: { type: 'object' } }, children: [CONFIG_MAP] } as never)];\n`,
+    );
+    const { status, stderr } = cli(['synth', 'hello.yaml', '--kinds', 'broken.ts']);
+    expect(stderr.trim().split('\n')).toEqual([
+      'reconstruct synth: --kinds broken.ts: defineKind(X): construct is missing: give the construct class',
+    ]);
+    expect(status).toBe(2);
+  });
+
   it('refuses a module whose kind is already defined, naming it', () => {
     writeFileSync(
       join(dir, 'twice.ts'),
