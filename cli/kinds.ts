@@ -57,7 +57,7 @@ async function loadModule(path: string): Promise<unknown> {
 }
 
 /** The kinds a loaded module exports, checked one by one. */
-export function kindsOf(path: string, exported: unknown): Kind[] {
+function kindsOf(path: string, exported: unknown): Kind[] {
   const mod = (exported ?? {}) as { default?: unknown; kinds?: unknown };
   const inner = (mod.default ?? {}) as { kinds?: unknown; default?: unknown };
   const list = [mod.kinds, mod.default, inner.kinds, inner.default].find(Array.isArray) as

@@ -308,7 +308,7 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     apiVersion: options.apiVersion,
     kind: options.kind,
     plural: options.plural,
-    namespaced: (options.scope ?? 'Namespaced') === 'Namespaced',
+    namespaced: crd.spec.scope === 'Namespaced',
     group,
     version,
     crd,
@@ -322,7 +322,7 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
         spec: (resource.spec ?? {}) as Spec,
       });
     },
-    withDefaults: (spec) => withDefaults<Spec, Stored>(specSchema, spec ?? ({} as Spec)),
+    withDefaults: (spec) => withDefaults<Spec, Stored>(specSchema, spec),
     status: (context) => (options.status ? options.status(context) : ({} as Status)),
     ready(context) {
       const namespace = context.resource.metadata.namespace;

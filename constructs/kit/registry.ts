@@ -23,7 +23,7 @@ export class KindRegistry {
 
   /** The kind registered for an apiVersion and kind, if any. */
   get(apiVersion: string, kind: string): Kind | undefined {
-    return this.byKey.get(`${apiVersion}/${kind}`);
+    return this.byKey.get(kindKey({ apiVersion, kind }));
   }
 
   /** `apiVersion Kind, ...`, for messages about an unknown kind. */

@@ -1,9 +1,9 @@
 /** REST paths of the Kubernetes API, without a client: safe to import from anywhere, tests included. */
 
-import type { ApiKind } from '../../constructs/kit/api-kind';
+import type { ViewKind } from '../../constructs/kit/cluster-view';
 
-/** Enough about a kind to build its REST paths. */
-export type ResourceType = Pick<ApiKind, 'apiVersion' | 'plural' | 'namespaced'>;
+/** Enough about a kind to build its REST paths: what the cluster view looks objects up by. */
+export type ResourceType = ViewKind;
 
 /**
  * The REST path of a collection, an object or one of its subresources:
