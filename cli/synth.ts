@@ -7,7 +7,7 @@ import { readDocuments } from '../synth/read';
 import { Rendered, renderAll } from '../synth/render';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-export const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--kinds MODULE]
+export const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--include-generated] [--kinds MODULE]
 
 Renders custom resources to the plain Kubernetes manifests the operator would apply, without a
 cluster. Built-in kinds: ${builtinKinds.map((k) => k.kind).join(', ')}.
@@ -20,6 +20,10 @@ Options:
   -o, --output DIR   write one file per resource into DIR (default: dist/)
   -o -               write one YAML stream to standard output instead
   -n, --namespace NS namespace for namespaced resources that name none (default: none, as in the file)
+  --include-generated
+                     also render the children whose values the controller generates when it creates
+                     them (a create-only Secret's password), with freshly generated values; by default
+                     they are left out, and said so on standard error
 ${KINDS_HELP}
   -h, --help         show this help
 
@@ -51,7 +55,11 @@ export async function synthCommand(
     'synth',
     SYNTH_HELP,
     argv,
-    { output: { type: 'string', short: 'o' }, namespace: { type: 'string', short: 'n' } },
+    {
+      output: { type: 'string', short: 'o' },
+      namespace: { type: 'string', short: 'n' },
+      'include-generated': { type: 'boolean' },
+    },
     io,
     true,
   );
@@ -64,7 +72,11 @@ export async function synthCommand(
   const kinds = await commandKinds('synth', values, io);
   if (typeof kinds === 'number') return kinds;
   const { documents, problems: readProblems } = readDocuments(positionals);
-  const { rendered, problems } = renderAll(documents, { kinds, namespace: values.namespace });
+  const { rendered, problems } = renderAll(documents, {
+    kinds,
+    namespace: values.namespace,
+    includeGenerated: values['include-generated'] === true,
+  });
   const allProblems = [...readProblems, ...problems];
 
   const output = values.output ?? 'dist';
@@ -74,6 +86,14 @@ export async function synthCommand(
     mkdirSync(output, { recursive: true });
     for (const r of rendered) writeFileSync(join(output, outputFileName(r)), renderedYaml(r));
     if (rendered.length > 0) err.write(`rendered ${rendered.length} resource(s) into ${output}/\n`);
+  }
+  for (const r of rendered) {
+    for (const { child, fields } of r.omitted) {
+      err.write(
+        `${r.file}: ${r.resource.kind}/${r.resource.metadata.name}: left out ${child}: the controller generates ` +
+          `${fields.join(', ')} when it creates it in the cluster; --include-generated renders one with a fresh value\n`,
+      );
+    }
   }
   for (const p of allProblems) err.write(`${formatProblem(p)}\n`);
   return allProblems.length > 0 ? 1 : 0;

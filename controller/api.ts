@@ -26,12 +26,15 @@ export class Writer {
     }
   }
 
-  /** Server-side apply with force: we own the fields we set, whoever set them before. */
-  apply(type: ResourceType, body: Manifest): Promise<Manifest> {
+  /**
+   * Server-side apply with force: we own the fields we set, whoever set them before. `fieldManager` names
+   * another manager of ours (the one that keeps the initial values of a child's ignored fields).
+   */
+  apply(type: ResourceType, body: Manifest, fieldManager = this.fieldManager): Promise<Manifest> {
     return this.client.request<Manifest>({
       method: 'PATCH',
       path: resourcePath(type, type.namespaced ? body.metadata.namespace : undefined, body.metadata.name),
-      query: { fieldManager: this.fieldManager, force: true },
+      query: { fieldManager, force: true },
       body,
       contentType: APPLY,
     });
@@ -82,7 +85,13 @@ export class Writer {
     });
   }
 
+  /** Creates the object; fails with 409 when one of that name exists (it never overwrites). */
   create(type: ResourceType, namespace: string | undefined, body: unknown): Promise<unknown> {
-    return this.client.request({ method: 'POST', path: resourcePath(type, namespace), body });
+    return this.client.request({
+      method: 'POST',
+      path: resourcePath(type, namespace),
+      query: { fieldManager: this.fieldManager },
+      body,
+    });
   }
 }

@@ -5,9 +5,11 @@
  * normal lane; the rest refresh, in the background lane (see WorkQueue).
  */
 import {
+  LABEL_INSTANCE,
   LABEL_MANAGED_BY,
   LABEL_PART_OF,
   MANAGER,
+  applySetId,
   type ClusterView,
   type Kind,
   type KindRegistry,
@@ -173,16 +175,34 @@ export class Manager implements ClusterView {
     return { definition, namespace: namespace || undefined, name };
   }
 
+  /**
+   * Enqueues the resource a child belongs to: its controller ownerReference, or, for a child without one (a
+   * retained child, or one marked for adoption), the resource its instance and ApplySet labels name.
+   */
   private enqueueOwner(obj: KubeObject): void {
+    const enqueue = (definition: Kind, name: string) =>
+      this.queue.add(
+        queueKey(definition, definition.namespaced ? obj.metadata.namespace : undefined, name),
+        'background',
+      );
+    let owned = false;
     for (const ref of obj.metadata.ownerReferences ?? []) {
       if (!ref.controller) continue;
+      owned = true;
       const definition = this.kinds.get(ref.apiVersion, ref.kind);
-      if (definition) {
-        this.queue.add(
-          queueKey(definition, definition.namespaced ? obj.metadata.namespace : undefined, ref.name),
-          'background',
-        );
-      }
+      if (definition) enqueue(definition, ref.name);
+    }
+    const name = obj.metadata.labels?.[LABEL_INSTANCE];
+    const partOf = obj.metadata.labels?.[LABEL_PART_OF];
+    if (owned || !name || !partOf) return;
+    for (const definition of this.kinds.kinds) {
+      const namespace = definition.namespaced ? obj.metadata.namespace : undefined;
+      const parent = {
+        apiVersion: definition.apiVersion,
+        kind: definition.kind,
+        metadata: { name, namespace },
+      };
+      if (applySetId(parent) === partOf) enqueue(definition, name);
     }
   }
 

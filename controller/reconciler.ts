@@ -5,9 +5,14 @@
  * Level-based: everything is computed from the current world, so a missed event or a restart is harmless.
  */
 import {
+  ADOPT_ANNOTATION,
   LABEL_PART_OF,
+  OWNER_UID_ANNOTATION,
+  RELEASED_FROM_ANNOTATION,
+  RETAIN_ANNOTATION,
   SpecError,
   applySetId,
+  childReadiness,
   synthesize,
   type ApiKind,
   type ClusterView,
@@ -18,6 +23,13 @@ import {
   type Manifest,
   type Readiness,
 } from '../constructs/kit';
+import {
+  onlyFields,
+  policyOf,
+  withGeneratedValues,
+  withoutFields,
+  type ParsedChildPolicy,
+} from '../constructs/kit/child-policy';
 import type { Writer } from './api';
 import { applyNeeded, hashObject, withAppliedHash } from './converge';
 import type { EventRecorder } from './events';
@@ -40,8 +52,16 @@ type Condition = {
   observedGeneration?: number;
 };
 
-export function controlledBy(obj: KubeObject, uid: string | undefined): boolean {
-  return !!uid && (obj.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid);
+/**
+ * Whether `obj` belongs to the resource of `uid`: through its controller ownerReference, or, for a
+ * retained child (which has none, so that the garbage collector spares it), through the owner annotation.
+ */
+export function ownedBy(obj: KubeObject, uid: string | undefined): boolean {
+  return (
+    !!uid &&
+    ((obj.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid) ||
+      obj.metadata.annotations?.[OWNER_UID_ANNOTATION] === uid)
+  );
 }
 
 function childType(definition: Kind, child: Manifest): ApiKind {
@@ -56,11 +76,37 @@ function childType(definition: Kind, child: Manifest): ApiKind {
 const objectKey = (type: Pick<ApiKind, 'apiVersion' | 'kind'>, namespace: string | undefined, name: string) =>
   `${type.apiVersion}/${type.kind}/${namespace ?? ''}/${name}`;
 
-/** A resource's last synthesis, each child with its applied-hash annotation. */
+/** One child as the controller handles it: what was rendered, its policy, and what to write. */
+interface Intent {
+  /** As rendered. */
+  readonly child: Manifest;
+  readonly type: ApiKind;
+  readonly policy: ParsedChildPolicy;
+  /** What each apply sends: without the ignored fields, with the applied-hash annotation. */
+  readonly applied: Manifest;
+  /** With ignored fields: what creates the child (the ignored fields included, same hash). */
+  readonly createBody: Manifest;
+  /** With ignored fields: just those, as the `-initial` manager applies them after the creation. */
+  readonly initial?: Manifest;
+}
+
+function intentOf(definition: Kind, child: Manifest): Intent {
+  const type = childType(definition, child);
+  const policy = policyOf(child);
+  if (policy.ignoreFields.length === 0) {
+    const applied = policy.createOnly ? child : withAppliedHash(child);
+    return { child, type, policy, applied, createBody: applied };
+  }
+  const applied = withAppliedHash(withoutFields(child, policy.ignoreFields));
+  const createBody = { ...child, metadata: applied.metadata };
+  return { child, type, policy, applied, createBody, initial: onlyFields(child, policy.ignoreFields) };
+}
+
+/** A resource's last synthesis. */
 interface Synthesis {
   uid: string;
   generation: number;
-  children: Manifest[];
+  intents: Intent[];
 }
 
 export class Reconciler {
@@ -114,7 +160,7 @@ export class Reconciler {
       return {}; // The update brings the resource back with its finalizer.
     }
 
-    let desired: Manifest[];
+    let desired: Intent[];
     try {
       desired = this.synthesis(definition, key, resource);
     } catch (err) {
@@ -133,29 +179,57 @@ export class Reconciler {
 
     const conflicts: string[] = [];
     const failures: string[] = [];
+    const waiting: string[] = [];
     const wanted = new Set<string>();
     const changes = { Created: [] as string[], Updated: [] as string[] };
     await Promise.all(
-      desired.map(async (child) => {
-        const type = childType(definition, child);
+      desired.map(async (intent) => {
+        const { child, type, policy } = intent;
         const { namespace: ns, name: childName } = child.metadata;
         wanted.add(objectKey(type, ns, childName));
         // The child caches hold only what carries our managed-by label. A name they lack but that exists
         // is someone else's object (or ours, not seen yet): one read settles it before a forced apply could
-        // take it over. A name that exists nowhere needs no read.
+        // take it over. A name that exists nowhere needs no read, unless a creation would reset what
+        // another actor set since (ignored fields): then the cache's word is not enough.
         const live =
           this.view.get(type, ns, childName) ??
-          (this.view.exists(type, ns, childName)
+          (this.view.exists(type, ns, childName) || policy.ignoreFields.length > 0
             ? await this.writer.read<KubeObject>(type, ns, childName)
             : undefined);
-        if (live && !controlledBy(live, metadata.uid)) {
-          conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
+        if (live && !ownedBy(live, metadata.uid)) {
+          const marks = live.metadata.annotations ?? {};
+          // Adopted when a user handed it over, or taken back when this resource let it go (retained).
+          if (marks[ADOPT_ANNOTATION] === 'true' || marks[RELEASED_FROM_ANNOTATION] === metadata.uid) {
+            await this.adopt(type, child, live, log);
+            changes.Updated.push(`${child.kind} ${childName} (adopted)`);
+            return; // its watch event brings the next reconcile, which applies it
+          } else {
+            conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
+          }
           return;
         }
-        const why = applyNeeded(child, live);
+        const blocker = this.blocker(intent, desired, namespace);
+        if (blocker) {
+          waiting.push(`${child.kind} ${childName} waits for ${blocker.message}`);
+          return;
+        }
+        if (policy.createOnly && live) return; // Never updated.
+        const why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
         if (!why) return;
         try {
-          await this.writer.apply(type, child);
+          if (policy.createOnly) {
+            await this.writer.create(type, ns, withGeneratedValues(child)).catch((err: unknown) => {
+              // Made meanwhile (our cache lags our own write): it stays as it is, generated values and all.
+              if (!(err instanceof ApiError && err.status === 409)) throw err;
+            });
+          } else if (!live && intent.initial) {
+            // Created with the ignored fields, which a second manager of ours then holds: the next applies
+            // leave them out, and they stay until their new owner changes them (server-side apply's hand-over).
+            await this.writer.apply(type, intent.createBody);
+            await this.writer.apply(type, intent.initial, `${this.writer.fieldManager}-initial`);
+          } else {
+            await this.writer.apply(type, intent.applied);
+          }
         } catch (err) {
           failures.push(`apply ${child.kind} ${childName}: ${String(err)}`);
           return;
@@ -176,19 +250,29 @@ export class Reconciler {
       }
     }
 
+    waiting.sort();
+    if (waiting.length > 0) this.events.emit(resource, 'Normal', 'Waiting', waiting.join('; '));
     if (failures.length === 0) await this.prune(definition, resource, wanted, log);
     if (sync && failures.length === 0) await this.runSync(sync, resource, false, log);
 
     // Children just created come back as watch events within milliseconds, and the reconcile they bring
     // writes a status worth reading (how the Deployment progresses): one status write saved per resource.
-    if (changes.Created.length > 0 && conflicts.length === 0 && failures.length === 0) {
+    if (
+      changes.Created.length > 0 &&
+      conflicts.length === 0 &&
+      failures.length === 0 &&
+      waiting.length === 0
+    ) {
       return { requeueAfterMs: NOT_READY_RECHECK_MS };
     }
-    const context = { resource, children: desired, view: this.view };
+    const context = { resource, children: desired.map((d) => d.child), view: this.view };
     const fields = definition.status(context);
     let readiness: Readiness = definition.ready(context);
+    if (waiting.length > 0) readiness = { ready: false, reason: 'Waiting', message: waiting.join('; ') };
     if (conflicts.length > 0) {
-      const message = `${conflicts.sort().join(', ')} already exists and is not managed by ${definition.kind}`;
+      const message =
+        `${conflicts.sort().join(', ')} already exists and is not managed by ${definition.kind}` +
+        ` (to hand it over, annotate it ${ADOPT_ANNOTATION}=true)`;
       readiness = { ready: false, reason: 'ErrResourceExists', message };
       this.events.emit(resource, 'Warning', 'ErrResourceExists', message);
     }
@@ -201,18 +285,59 @@ export class Reconciler {
     return readiness.ready || conflicts.length > 0 ? {} : { requeueAfterMs: NOT_READY_RECHECK_MS };
   }
 
-  /** The children of the resource with their applied-hash annotations, synthesized once per generation. */
-  private synthesis(definition: Kind, key: string, resource: KubeObject & CustomResource): Manifest[] {
+  /** The children of the resource as the controller handles them, synthesized once per generation. */
+  private synthesis(definition: Kind, key: string, resource: KubeObject & CustomResource): Intent[] {
     const uid = resource.metadata.uid ?? '';
     const generation = resource.metadata.generation;
     const last = this.syntheses.get(key);
-    if (last && last.uid === uid && last.generation === generation) return last.children;
+    if (last && last.uid === uid && last.generation === generation) return last.intents;
     this.syntheses.delete(key);
-    const children = synthesize(definition, resource, { owner: { uid } }).map((child) =>
-      withAppliedHash(child),
+    const intents = synthesize(definition, resource, { owner: { uid } }).map((child) =>
+      intentOf(definition, child),
     );
-    if (generation !== undefined) this.syntheses.set(key, { uid, generation, children });
-    return children;
+    if (generation !== undefined) this.syntheses.set(key, { uid, generation, intents });
+    return intents;
+  }
+
+  /** The first sibling this child waits for that is not ready, with why; undefined when it may go ahead. */
+  private blocker(
+    intent: Intent,
+    all: readonly Intent[],
+    namespace: string | undefined,
+  ): Readiness | undefined {
+    for (const { kind, name } of intent.policy.waitFor) {
+      const sibling = all.find((i) => i.child.kind === kind && i.child.metadata.name === name);
+      if (!sibling) continue; // synthesize refuses a wait for a child it did not render
+      const ns = sibling.type.namespaced ? (sibling.child.metadata.namespace ?? namespace) : undefined;
+      const readiness = childReadiness(sibling.child, this.view.get(sibling.type, ns, name));
+      if (!readiness.ready) return readiness;
+    }
+    return undefined;
+  }
+
+  /**
+   * Takes over an object a user marked for adoption: our labels, owner and policy annotations, the mark
+   * removed; the next reconcile (its watch event brings it) applies the rest. Other controllers' claims are
+   * replaced, non-controller ownerReferences kept.
+   */
+  private async adopt(type: ApiKind, child: Manifest, live: KubeObject, log: Logger): Promise<void> {
+    const ownerReferences = [
+      ...(live.metadata.ownerReferences ?? []).filter((r) => !r.controller),
+      ...((child.metadata.ownerReferences as KubeObject['metadata']['ownerReferences']) ?? []),
+    ];
+    await this.writer.mergePatch(type, live.metadata.namespace, live.metadata.name, {
+      metadata: {
+        resourceVersion: live.metadata.resourceVersion,
+        labels: child.metadata.labels,
+        annotations: {
+          ...child.metadata.annotations,
+          [ADOPT_ANNOTATION]: null,
+          [RELEASED_FROM_ANNOTATION]: null,
+        },
+        ownerReferences: ownerReferences.length > 0 ? ownerReferences : null,
+      },
+    });
+    log.info('adopted child', { child: `${type.kind}/${live.metadata.name}` });
   }
 
   /** Deletes what this resource made earlier and no longer wants, and nothing else. */
@@ -225,12 +350,28 @@ export class Reconciler {
     const partOf = applySetId(resource);
     const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
     const pruned: string[] = [];
+    const retained: string[] = [];
+    const uid = resource.metadata.uid;
     for (const type of definition.children) {
       const stale = this.view
         .list(type, type.namespaced ? namespace : undefined, { label: LABEL_PART_OF, value: partOf })
-        .filter((obj) => controlledBy(obj, resource.metadata.uid))
+        .filter((obj) => ownedBy(obj, uid))
         .filter((obj) => !wanted.has(objectKey(type, obj.metadata.namespace, obj.metadata.name)));
       for (const obj of stale) {
+        if (obj.metadata.annotations?.[RETAIN_ANNOTATION] === 'true') {
+          // Released, not deleted: no owner any more, labels kept, so that a resource can adopt it on purpose.
+          const refs = (obj.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
+          await this.writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, {
+            metadata: {
+              resourceVersion: obj.metadata.resourceVersion,
+              annotations: { [OWNER_UID_ANNOTATION]: null, [RELEASED_FROM_ANNOTATION]: uid ?? null },
+              ownerReferences: refs.length > 0 ? refs : null,
+            },
+          });
+          log.info('released retained child', { child: `${type.kind}/${obj.metadata.name}` });
+          retained.push(`${type.kind} ${obj.metadata.name}`);
+          continue;
+        }
         try {
           await this.writer.delete(type, obj.metadata.namespace, obj.metadata.name, obj.metadata.uid ?? '');
         } catch (err) {
@@ -243,6 +384,15 @@ export class Reconciler {
     }
     if (pruned.length > 0) {
       this.events.emit(resource, 'Normal', 'Pruned', `Deleted ${pruned.sort().join(', ')}: no longer wanted`);
+    }
+    if (retained.length > 0) {
+      this.events.emit(
+        resource,
+        'Normal',
+        'Retained',
+        `Kept ${retained.sort().join(', ')}, no longer wanted, by its retain policy: it stays labelled, ` +
+          `without an owner (annotate it ${ADOPT_ANNOTATION}=true to hand it to a resource)`,
+      );
     }
   }
 

@@ -6,6 +6,7 @@ import {
   type Kind,
   type Manifest,
 } from '../constructs/kit';
+import { generatedFields, withGeneratedValues } from '../constructs/kit/child-policy';
 import type { Problem } from './problem';
 import { parseDocuments, type SourceDocument } from './read';
 import { validateResource } from './validate';
@@ -18,6 +19,11 @@ export interface Rendered {
   /** The resource as the API server would store it: schema defaults applied. */
   readonly resource: CustomResource;
   readonly children: Manifest[];
+  /**
+   * Children left out because the controller generates values of theirs when it creates them (a
+   * create-only Secret's password), unless `includeGenerated` asked for them: what to tell the user.
+   */
+  readonly omitted: readonly { readonly child: string; readonly fields: readonly string[] }[];
 }
 
 export interface RenderOptions {
@@ -25,6 +31,24 @@ export interface RenderOptions {
   readonly kinds: KindRegistry;
   /** Namespace for namespaced resources that name none, as `kubectl apply -n` would give them. */
   readonly namespace?: string;
+  /**
+   * Render the children whose values the controller would generate (see childPolicy), with fresh values
+   * of their own. By default they are left out (`Rendered.omitted`): a password does not belong in files.
+   */
+  readonly includeGenerated?: boolean;
+}
+
+/** The children to write, and those left out for their generated values. */
+function offlineChildren(children: Manifest[], includeGenerated: boolean | undefined) {
+  if (includeGenerated) return { children: children.map(withGeneratedValues), omitted: [] };
+  const kept: Manifest[] = [];
+  const omitted: Rendered['omitted'][number][] = [];
+  for (const child of children) {
+    const fields = generatedFields(child);
+    if (fields.length === 0) kept.push(child);
+    else omitted.push({ child: `${child.kind} ${child.metadata.name}`, fields });
+  }
+  return { children: kept, omitted };
 }
 
 function str(value: unknown): string | undefined {
@@ -80,10 +104,8 @@ export function renderDocument(
   }
   const resource = object as unknown as CustomResource;
   try {
-    return {
-      rendered: { file, kind: definition, resource, children: synthesize(definition, resource) },
-      problems: [],
-    };
+    const children = offlineChildren(synthesize(definition, resource), options.includeGenerated);
+    return { rendered: { file, kind: definition, resource, ...children }, problems: [] };
   } catch (err) {
     if (err instanceof SpecError) return { problems: [problem(err.field, err.detail, resource)] };
     return { problems: [problem(undefined, `cannot synthesize: ${(err as Error).message}`, resource)] };
@@ -132,7 +154,12 @@ export interface RenderResult {
  */
 export function renderResources(
   input: string | readonly unknown[],
-  options: { kinds: KindRegistry | readonly Kind[]; namespace?: string; source?: string },
+  options: {
+    kinds: KindRegistry | readonly Kind[];
+    namespace?: string;
+    source?: string;
+    includeGenerated?: boolean;
+  },
 ): RenderResult {
   const file = options.source ?? '<input>';
   const kinds = options.kinds instanceof KindRegistry ? options.kinds : new KindRegistry(options.kinds);
@@ -140,7 +167,7 @@ export function renderResources(
     typeof input === 'string'
       ? parseDocuments(file, input)
       : { documents: input.map((value, i) => ({ file, index: i + 1, value })), problems: [] };
-  const { rendered, problems } = renderAll(documents, { kinds, namespace: options.namespace });
+  const { rendered, problems } = renderAll(documents, { ...options, kinds });
   return {
     manifests: rendered.flatMap((r) => r.children),
     rendered,

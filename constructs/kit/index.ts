@@ -31,6 +31,19 @@ export * from './custom-resource';
 export { withDefaults } from './defaults';
 export * from './define-kind';
 export * from './child-readiness';
+export {
+  ADOPT_ANNOTATION,
+  CREATE_ONLY_ANNOTATION,
+  GENERATE_ANNOTATION,
+  IGNORE_FIELDS_ANNOTATION,
+  OWNER_UID_ANNOTATION,
+  RELEASED_FROM_ANNOTATION,
+  RETAIN_ANNOTATION,
+  WAIT_FOR_ANNOTATION,
+  childPolicy,
+  type ChildPolicy,
+  type GeneratedValue,
+} from './child-policy';
 export * from './registry';
 export * from './resource';
 export * from './schema';

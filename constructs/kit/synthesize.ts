@@ -1,12 +1,14 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
+import { OWNER_UID_ANNOTATION, RETAIN_ANNOTATION, checkPolicies } from './child-policy';
 import type { Kind } from './define-kind';
 import { CustomResource, MAX_NAME_LENGTH, Manifest, SpecError, childLabels } from './resource';
 
 export interface SynthesizeOptions {
   /**
    * The custom resource's identity in a cluster. With it every child gets a controller ownerReference to
-   * the resource; without it (offline rendering) none.
+   * the resource, except a retained one (see childPolicy), which gets the uid as an annotation instead, so
+   * that the garbage collector spares it; without it (offline rendering) none.
    * @default - no ownerReferences
    */
   readonly owner?: { readonly uid: string };
@@ -55,7 +57,13 @@ export function resourceChart<Spec>(
       blockOwnerDeletion: true,
     };
     for (const child of chart.node.findAll()) {
-      if (ApiObject.isApiObject(child)) child.metadata.addOwnerReference(owner);
+      if (!ApiObject.isApiObject(child)) continue;
+      const { annotations } = child.metadata.toJson() as { annotations?: Record<string, string> };
+      if (annotations?.[RETAIN_ANNOTATION] === 'true') {
+        child.metadata.addAnnotation(OWNER_UID_ANNOTATION, options.owner.uid);
+      } else {
+        child.metadata.addOwnerReference(owner);
+      }
     }
   }
   return chart;
@@ -63,12 +71,15 @@ export function resourceChart<Spec>(
 
 /**
  * The complete desired set of children of one custom resource: pure, no I/O. A fresh cdk8s App per call,
- * since a shared one re-validates everything on every synthesis and grows without bound.
+ * since a shared one re-validates everything on every synthesis and grows without bound. Throws when the
+ * children's policies do not fit together (a child waits for one that is not rendered, or in a cycle).
  */
 export function synthesize<Spec>(
   kind: Kind<Spec>,
   resource: CustomResource<Spec>,
   options: SynthesizeOptions = {},
 ): Manifest[] {
-  return resourceChart(new App(), 'resource', kind, resource, options).toJson() as Manifest[];
+  const children = resourceChart(new App(), 'resource', kind, resource, options).toJson() as Manifest[];
+  checkPolicies(children);
+  return children;
 }

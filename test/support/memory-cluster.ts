@@ -1,0 +1,208 @@
+/**
+ * An in-memory cluster for unit tests of the reconciler: a ClusterView over a map of objects (get() sees
+ * only objects with our managed-by label, as the controller's filtered caches do; exists() sees all), and
+ * a writer that records every write and applies it to the map. Server-side apply is modelled by field
+ * manager: each manager's last applied object is kept, and the stored object is the merge of them in
+ * order, so that a field one manager stops applying stays when another still applies it.
+ */
+import {
+  LABEL_MANAGED_BY,
+  MANAGER,
+  type ClusterView,
+  type KubeObject,
+  type LabelMatch,
+  type Manifest,
+  type ViewKind,
+} from '../../constructs/kit';
+import type { Writer } from '../../controller/api';
+import { EventRecorder } from '../../controller/events';
+import { ApiError } from '../../controller/kube/client';
+import { createLogger } from '../../controller/log';
+import { Reconciler } from '../../controller/reconciler';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function merge(base: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return structuredClone(patch);
+  const out: Json = isObject(base) ? { ...base } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = merge(out[k], v);
+  }
+  return out;
+}
+
+export interface Write {
+  verb: 'apply' | 'create' | 'patch' | 'delete' | 'status';
+  kind: string;
+  name: string;
+  fieldManager?: string;
+  body?: unknown;
+}
+
+const key = (type: ViewKind, namespace: string | undefined, name: string) =>
+  `${type.apiVersion}/${type.plural}/${type.namespaced ? (namespace ?? '') : ''}/${name}`;
+
+interface Stored {
+  /** What writers other than server-side apply set (create, merge patches, status). */
+  others: Json;
+  /** Each field manager's last applied object. */
+  applied: Map<string, Json>;
+  uid: string;
+  resourceVersion: string;
+}
+
+/** Drops from `target` every leaf `patch` sets: an update takes those fields from their appliers. */
+function unown(target: Json, patch: Json): void {
+  for (const [k, v] of Object.entries(patch)) {
+    if (isObject(v) && isObject(target[k])) unown(target[k], v);
+    else delete target[k];
+  }
+}
+
+export class MemoryCluster implements ClusterView {
+  private readonly stored = new Map<string, Stored>();
+  readonly writes: Write[] = [];
+  readonly events: { type: string; reason: string; message: string }[] = [];
+  private version = 0;
+  private uids = 0;
+
+  /** `resourceKinds`: the custom kinds, which get() and list() see unfiltered (the children they filter). */
+  constructor(private readonly resourceKinds: readonly ViewKind[] = []) {}
+
+  private mine(type: ViewKind, obj: KubeObject): boolean {
+    return (
+      this.resourceKinds.some((k) => k.apiVersion === type.apiVersion && k.plural === type.plural) ||
+      obj.metadata.labels?.[LABEL_MANAGED_BY] === MANAGER
+    );
+  }
+
+  private object(s: Stored): KubeObject {
+    let obj: unknown = s.others;
+    for (const body of s.applied.values()) obj = merge(obj, body);
+    const result = obj as KubeObject;
+    result.metadata = { ...result.metadata, uid: s.uid, resourceVersion: s.resourceVersion };
+    return result;
+  }
+
+  private bump(s: Stored): void {
+    s.resourceVersion = String(++this.version);
+  }
+
+  /** Puts an object as another actor would (not recorded as our write); returns it as stored. */
+  put(type: ViewKind, obj: KubeObject): KubeObject {
+    const s: Stored = {
+      others: structuredClone(obj),
+      applied: new Map(),
+      uid: obj.metadata.uid ?? `uid-${++this.uids}`,
+      resourceVersion: '',
+    };
+    this.bump(s);
+    this.stored.set(key(type, obj.metadata.namespace, obj.metadata.name), s);
+    return this.object(s);
+  }
+
+  /** Changes an object as another actor's update would: it takes the fields it sets from their appliers. */
+  patch(type: ViewKind, namespace: string | undefined, name: string, patch: Json): void {
+    const s = this.stored.get(key(type, namespace, name));
+    if (!s) throw new Error(`no ${key(type, namespace, name)}`);
+    s.others = merge(s.others, patch) as Json;
+    for (const body of s.applied.values()) unown(body, patch);
+    this.bump(s);
+  }
+
+  remove(type: ViewKind, namespace: string | undefined, name: string): void {
+    this.stored.delete(key(type, namespace, name));
+  }
+
+  any(type: ViewKind, namespace: string | undefined, name: string): KubeObject | undefined {
+    const s = this.stored.get(key(type, namespace, name));
+    return s && this.object(s);
+  }
+
+  get(type: ViewKind, namespace: string | undefined, name: string): KubeObject | undefined {
+    const obj = this.any(type, namespace, name);
+    return obj && this.mine(type, obj) ? obj : undefined;
+  }
+
+  list(type: ViewKind, namespace?: string, match?: LabelMatch): KubeObject[] {
+    const prefix = `${type.apiVersion}/${type.plural}/`;
+    return [...this.stored.entries()]
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([, s]) => this.object(s))
+      .filter((obj) => this.mine(type, obj))
+      .filter((obj) => !type.namespaced || namespace === undefined || obj.metadata.namespace === namespace)
+      .filter((obj) => !match || obj.metadata.labels?.[match.label] === match.value);
+  }
+
+  exists(type: ViewKind, namespace: string | undefined, name: string): boolean {
+    return this.stored.has(key(type, namespace, name));
+  }
+
+  /** A writer with the controller's interface, recording each write and applying it here. */
+  writer(fieldManager = 'reconstruct'): Writer {
+    const writes = this.writes;
+    const writer = {
+      fieldManager,
+      read: (type: ViewKind, namespace: string | undefined, name: string) =>
+        Promise.resolve(this.any(type, namespace, name)),
+      apply: (type: ViewKind, body: Manifest, manager = fieldManager) => {
+        const { namespace, name } = body.metadata;
+        writes.push({ verb: 'apply', kind: body.kind, name, fieldManager: manager, body });
+        const k = key(type, namespace, name);
+        let s = this.stored.get(k);
+        if (!s) {
+          s = { others: {}, applied: new Map(), uid: `uid-${++this.uids}`, resourceVersion: '' };
+          this.stored.set(k, s);
+        }
+        s.applied.set(manager, structuredClone(body));
+        this.bump(s);
+        return Promise.resolve(this.object(s) as Manifest);
+      },
+      create: (type: ViewKind, namespace: string | undefined, body: Manifest) => {
+        writes.push({ verb: 'create', kind: body.kind, name: body.metadata.name, body });
+        if (this.stored.has(key(type, namespace, body.metadata.name))) {
+          return Promise.reject(new ApiError(409, 'already exists', { reason: 'AlreadyExists' }));
+        }
+        return Promise.resolve(this.put(type, body as KubeObject));
+      },
+      mergePatch: (type: ViewKind, namespace: string | undefined, name: string, patch: Json) => {
+        const obj = this.any(type, namespace, name);
+        writes.push({ verb: 'patch', kind: obj?.kind ?? type.plural, name, body: patch });
+        if (!obj) return Promise.reject(new ApiError(404, 'not found'));
+        this.patch(type, namespace, name, patch);
+        return Promise.resolve({});
+      },
+      delete: (type: ViewKind, namespace: string | undefined, name: string) => {
+        const obj = this.any(type, namespace, name);
+        writes.push({ verb: 'delete', kind: obj?.kind ?? type.plural, name });
+        this.remove(type, namespace, name);
+        return Promise.resolve({});
+      },
+      applyStatus: (type: ViewKind, resource: Manifest, status: Json) => {
+        writes.push({ verb: 'status', kind: resource.kind, name: resource.metadata.name, body: status });
+        this.patch(type, resource.metadata.namespace, resource.metadata.name, { status: null });
+        this.patch(type, resource.metadata.namespace, resource.metadata.name, { status });
+        return Promise.resolve({});
+      },
+    };
+    return writer as unknown as Writer;
+  }
+
+  /** A reconciler working on this cluster, its events recorded in `events`. */
+  reconciler(): Reconciler {
+    const log = createLogger({ write: () => {}, level: 'error' });
+    const writer = this.writer();
+    const events = new EventRecorder(writer, log);
+    events.emit = (_obj, type, reason, message) => {
+      this.events.push({ type, reason, message });
+    };
+    return new Reconciler(this, writer, events, log);
+  }
+
+  /** The writes recorded since the last call. */
+  takeWrites(): Write[] {
+    return this.writes.splice(0);
+  }
+}
