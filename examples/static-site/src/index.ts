@@ -5,7 +5,14 @@
  *
  * The kinds this module exports (`kinds`) are what `reconstruct ... --kinds src/index.ts` loads.
  */
-import { CONFIG_MAP, DEPLOYMENT, SERVICE, customResourceClass, defineKind } from 'cdk8s-reconstruct';
+import {
+  CONFIG_MAP,
+  DEPLOYMENT,
+  HORIZONTAL_POD_AUTOSCALER,
+  SERVICE,
+  customResourceClass,
+  defineKind,
+} from 'cdk8s-reconstruct';
 import { StaticSite } from './static-site';
 import { staticSiteSchema } from './schema';
 import type { StaticSiteSpec, StaticSiteSpecWithDefaults, StaticSiteStatus } from './types.generated';
@@ -23,7 +30,7 @@ export const staticSiteKind = defineKind<StaticSiteSpec, OwnStatus, StaticSiteSp
   shortNames: ['site'],
   schema: staticSiteSchema,
   construct: StaticSite,
-  children: [CONFIG_MAP, DEPLOYMENT, SERVICE],
+  children: [CONFIG_MAP, DEPLOYMENT, SERVICE, HORIZONTAL_POD_AUTOSCALER],
   // `resource.spec` is the stored spec, defaults applied (the third type parameter): `port` is a number.
   status({ resource, view }) {
     const { name, namespace } = resource.metadata;

@@ -15,6 +15,13 @@ export const staticSiteSchema: KindSchema = {
   spec: {
     type: 'object',
     required: ['pages'],
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.autoscaling) || self.autoscaling.maxReplicas >= self.replicas',
+        message: 'autoscaling.maxReplicas must be at least replicas',
+        fieldPath: '.autoscaling.maxReplicas',
+      },
+    ],
     properties: {
       pages: {
         type: 'object',
@@ -44,6 +51,30 @@ export const staticSiteSchema: KindSchema = {
         minLength: 1,
         default: 'nginx:1.27-alpine',
         description: 'Container image of nginx.',
+      },
+      autoscaling: {
+        type: 'object',
+        description:
+          'Scale the pods with their CPU use: a HorizontalPodAutoscaler between `replicas` and ' +
+          "`maxReplicas` then owns the Deployment's replica count.",
+        required: ['maxReplicas'],
+        properties: {
+          maxReplicas: {
+            type: 'integer',
+            format: 'int32',
+            minimum: 1,
+            maximum: 10,
+            description: 'The most pods the autoscaler may run.',
+          },
+          targetCPUUtilization: {
+            type: 'integer',
+            format: 'int32',
+            minimum: 1,
+            maximum: 100,
+            default: 80,
+            description: 'The average CPU use, in percent of the request, the autoscaler aims at.',
+          },
+        },
       },
       port: {
         type: 'integer',

@@ -1,10 +1,11 @@
 import { createHash } from 'crypto';
-import { Size } from 'cdk8s';
+import { ApiObject, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
   SpecError,
   checkServiceName,
+  childPolicy,
   withDefaults,
   withoutAddressLabel,
   type ResourceProps,
@@ -48,6 +49,8 @@ export class StaticSite extends Construct {
   readonly deployment: kplus.Deployment;
   /** `<name>`, port `spec.port` to the pods' port 80. */
   readonly service: kplus.Service;
+  /** With `spec.autoscaling`: `<name>`, scaling the Deployment, which leaves it `spec.replicas`. */
+  readonly autoscaler?: ApiObject;
   /** The hash of the pages on the pod template. */
   readonly contentHash: string;
 
@@ -104,6 +107,31 @@ export class StaticSite extends Construct {
       }),
     );
     this.deployment.select(kplus.LabelSelector.of({ labels: podLabels }));
+
+    if (spec.autoscaling) {
+      // The autoscaler owns the replica count: the Deployment starts with spec.replicas, and the controller
+      // never sets or resets it afterwards (a child policy).
+      this.autoscaler = new ApiObject(this, 'autoscaler', {
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name },
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+          minReplicas: spec.replicas,
+          maxReplicas: spec.autoscaling.maxReplicas,
+          metrics: [
+            {
+              type: 'Resource',
+              resource: {
+                name: 'cpu',
+                target: { type: 'Utilization', averageUtilization: spec.autoscaling.targetCPUUtilization },
+              },
+            },
+          ],
+        },
+      });
+      childPolicy(this.deployment, { ignoreFields: ['/spec/replicas'] });
+    }
 
     this.service = new kplus.Service(this, 'service', {
       metadata: { name },

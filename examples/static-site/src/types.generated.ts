@@ -20,6 +20,21 @@ export interface StaticSiteSpec {
    */
   image?: string;
   /**
+   * Scale the pods with their CPU use: a HorizontalPodAutoscaler between `replicas` and `maxReplicas` then owns the Deployment's replica count.
+   */
+  autoscaling?: {
+    /**
+     * The most pods the autoscaler may run.
+     */
+    maxReplicas: number;
+    /**
+     * The average CPU use, in percent of the request, the autoscaler aims at.
+     *
+     * @default 80
+     */
+    targetCPUUtilization?: number;
+  };
+  /**
    * Port of the Service; it forwards to port 80 of the pods.
    *
    * @default 80
@@ -47,6 +62,21 @@ export interface StaticSiteSpecWithDefaults {
    * @default "nginx:1.27-alpine"
    */
   image: string;
+  /**
+   * Scale the pods with their CPU use: a HorizontalPodAutoscaler between `replicas` and `maxReplicas` then owns the Deployment's replica count.
+   */
+  autoscaling?: {
+    /**
+     * The most pods the autoscaler may run.
+     */
+    maxReplicas: number;
+    /**
+     * The average CPU use, in percent of the request, the autoscaler aims at.
+     *
+     * @default 80
+     */
+    targetCPUUtilization: number;
+  };
   /**
    * Port of the Service; it forwards to port 80 of the pods.
    *

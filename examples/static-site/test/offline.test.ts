@@ -90,6 +90,7 @@ describe('reconstruct synth samples/ --kinds src/index.ts -o -', () => {
           site('empty', '{pages: {}}'),
           site('too-many', "{pages: {index.html: ''}, replicas: 11}"),
           site('nested', "{pages: {docs/index.html: ''}}"),
+          site('scaled', "{pages: {index.html: ''}, replicas: 3, autoscaling: {maxReplicas: 2}}"),
           site('good', "{pages: {index.html: ''}}"),
         ].join('---\n'),
       );
@@ -100,6 +101,9 @@ describe('reconstruct synth samples/ --kinds src/index.ts -o -', () => {
         expect.stringMatching(/StaticSite\/empty: spec\.pages: .*at least one page/),
         expect.stringMatching(/StaticSite\/too-many: spec\.replicas: .*less than or equal to 10/),
         expect.stringMatching(/StaticSite\/nested: spec\.pages: .*page names must be file names/),
+        expect.stringMatching(
+          /StaticSite\/scaled: spec\.autoscaling\.maxReplicas: .*autoscaling\.maxReplicas must be at least replicas/,
+        ),
       ]);
       // The valid one is still rendered.
       expect(parseYaml(run.stdout).map((d) => `${d.kind}/${d.metadata.name}`)).toContain('Deployment/good');

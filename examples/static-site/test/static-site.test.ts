@@ -129,6 +129,33 @@ describe('StaticSite', () => {
     ]);
   });
 
+  it('with autoscaling: a HorizontalPodAutoscaler from replicas to maxReplicas owns the replica count', () => {
+    const manifests = render({ pages: PAGES, replicas: 2, autoscaling: { maxReplicas: 6 } });
+    const deployment = find<Deployment>(manifests, 'Deployment', 'docs');
+    // The Deployment starts with spec.replicas; the controller leaves the field to the autoscaler after that.
+    expect(deployment.spec.replicas).toBe(2);
+    expect(deployment.metadata.annotations).toMatchObject({
+      'reconstruct.dev/ignore-fields': '/spec/replicas',
+    });
+    expect(find<Manifest>(manifests, 'HorizontalPodAutoscaler', 'docs')).toMatchObject({
+      apiVersion: 'autoscaling/v2',
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'docs' },
+        minReplicas: 2,
+        maxReplicas: 6,
+        metrics: [{ resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
+      },
+    });
+  });
+
+  it('without autoscaling: no autoscaler, and the controller owns spec.replicas', () => {
+    const manifests = render({ pages: PAGES, replicas: 2 });
+    expect(manifests.map((m) => m.kind)).not.toContain('HorizontalPodAutoscaler');
+    expect(find<Deployment>(manifests, 'Deployment', 'docs').metadata.annotations ?? {}).not.toHaveProperty(
+      'reconstruct.dev/ignore-fields',
+    );
+  });
+
   it('probes readiness on port 80', () => {
     const [container] = find<Deployment>(render({ pages: PAGES }), 'Deployment', 'docs').spec.template.spec
       .containers;
@@ -266,7 +293,12 @@ describe('staticSiteKind', () => {
   it('defines the CRD staticsites.sites.example.com, namespaced', () => {
     expect(staticSiteKind.crd.metadata.name).toBe('staticsites.sites.example.com');
     expect(staticSiteKind.crd.spec.scope).toBe('Namespaced');
-    expect(staticSiteKind.children.map((c) => c.kind)).toEqual(['ConfigMap', 'Deployment', 'Service']);
+    expect(staticSiteKind.children.map((c) => c.kind)).toEqual([
+      'ConfigMap',
+      'Deployment',
+      'Service',
+      'HorizontalPodAutoscaler',
+    ]);
   });
 
   it('reports the url (default port) and the available replicas', () => {
