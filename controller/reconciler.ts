@@ -199,14 +199,18 @@ export class Reconciler {
         if (live && !ownedBy(live, metadata.uid)) {
           const marks = live.metadata.annotations ?? {};
           // Adopted when a user handed it over, or taken back when this resource let it go (retained).
-          if (marks[ADOPT_ANNOTATION] === 'true' || marks[RELEASED_FROM_ANNOTATION] === metadata.uid) {
-            await this.adopt(type, child, live, log);
-            changes.Updated.push(`${child.kind} ${childName} (adopted)`);
-            return; // its watch event brings the next reconcile, which applies it
-          } else {
+          if (marks[ADOPT_ANNOTATION] !== 'true' && marks[RELEASED_FROM_ANNOTATION] !== metadata.uid) {
             conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
+            return;
           }
-          return;
+          try {
+            await this.adopt(type, child, live, log);
+          } catch (err) {
+            failures.push(`adopt ${child.kind} ${childName}: ${String(err)}`);
+            return;
+          }
+          changes.Updated.push(`${child.kind} ${childName} (adopted)`);
+          return; // Its watch event brings the next reconcile, which applies it.
         }
         const blocker = this.blocker(intent, desired, namespace);
         if (blocker) {
@@ -218,10 +222,15 @@ export class Reconciler {
         if (!why) return;
         try {
           if (policy.createOnly) {
-            await this.writer.create(type, ns, withGeneratedValues(child)).catch((err: unknown) => {
-              // Made meanwhile (our cache lags our own write): it stays as it is, generated values and all.
-              if (!(err instanceof ApiError && err.status === 409)) throw err;
-            });
+            const made = await this.writer.create(type, ns, withGeneratedValues(child)).then(
+              () => true,
+              (err: unknown) => {
+                // Made meanwhile (our cache lags our own write): it stays as it is, generated values and all.
+                if (err instanceof ApiError && err.status === 409) return false;
+                throw err;
+              },
+            );
+            if (!made) return;
           } else if (!live && intent.initial) {
             // Created with the ignored fields, which a second manager of ours then holds: the next applies
             // leave them out, and they stay until their new owner changes them (server-side apply's hand-over).

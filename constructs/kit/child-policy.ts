@@ -97,7 +97,9 @@ export function parsePointer(pointer: string): string[] {
     .map((segment) => {
       if (segment === '' || /~[^01]|~$/.test(segment))
         throw new Error(`"${pointer}" is not a valid JSON pointer`);
-      return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+      const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+      if (key === '__proto__') throw new Error(`"${pointer}" names __proto__, which no Kubernetes field is`);
+      return key;
     });
 }
 
@@ -117,13 +119,13 @@ function checkLength(length: number, pointer: string): void {
 
 /**
  * Declares how the controller treats `child` (an ApiObject, or a construct whose default child is one, as
- * cdk8s-plus constructs are). Calls add up; each call's fields replace the same fields of an earlier one.
- * Throws for a policy that cannot work (a malformed pointer, a child waiting for itself).
+ * cdk8s-plus constructs are). Calls add up: a later call sets what it names (a `true`, a non-empty list)
+ * and leaves the rest as an earlier call set it. Throws, before changing anything, for a policy that
+ * cannot work (a malformed pointer, a child waiting for itself).
  */
 export function childPolicy(child: IConstruct, policy: ChildPolicy): void {
   const obj = ApiObject.of(child);
-  const where = `childPolicy(${obj.kind} ${obj.name})`;
-  const annotate = (key: string, value: string) => obj.metadata.addAnnotation(key, value);
+  const annotations: Record<string, string> = {};
   try {
     const generate = Object.entries(policy.generate ?? {});
     if (policy.createOnly === false && generate.length > 0) {
@@ -132,8 +134,8 @@ export function childPolicy(child: IConstruct, policy: ChildPolicy): void {
       );
     }
     if (policy.createOnly || generate.length > 0) {
-      annotate(CREATE_ONLY_ANNOTATION, 'true');
-      annotate(FLUX_SSA, 'IfNotPresent');
+      annotations[CREATE_ONLY_ANNOTATION] = 'true';
+      annotations[FLUX_SSA] = 'IfNotPresent';
     }
     if (generate.length > 0) {
       const items = generate.map(([pointer, { length }]) => {
@@ -143,18 +145,18 @@ export function childPolicy(child: IConstruct, policy: ChildPolicy): void {
           throw new Error(`generate ${pointer}: "," and "=" cannot be in the pointer`);
         return `${pointer}=alphanumeric(${length})`;
       });
-      annotate(GENERATE_ANNOTATION, items.join(','));
+      annotations[GENERATE_ANNOTATION] = items.join(',');
     }
     if (policy.retain) {
-      annotate(RETAIN_ANNOTATION, 'true');
-      annotate(FLUX_PRUNE, 'disabled');
+      annotations[RETAIN_ANNOTATION] = 'true';
+      annotations[FLUX_PRUNE] = 'disabled';
     }
     if (policy.ignoreFields && policy.ignoreFields.length > 0) {
       for (const pointer of policy.ignoreFields) {
         parsePointer(pointer);
         if (pointer.includes(',')) throw new Error(`ignoreFields ${pointer}: "," cannot be in the pointer`);
       }
-      annotate(IGNORE_FIELDS_ANNOTATION, policy.ignoreFields.join(','));
+      annotations[IGNORE_FIELDS_ANNOTATION] = policy.ignoreFields.join(',');
     }
     if (policy.waitFor && policy.waitFor.length > 0) {
       const names = policy.waitFor.map((sibling) => {
@@ -162,11 +164,12 @@ export function childPolicy(child: IConstruct, policy: ChildPolicy): void {
         if (other === obj) throw new Error('a child cannot wait for itself');
         return `${other.kind}/${other.name}`;
       });
-      annotate(WAIT_FOR_ANNOTATION, names.join(','));
+      annotations[WAIT_FOR_ANNOTATION] = names.join(',');
     }
   } catch (err) {
-    throw new Error(`${where}: ${(err as Error).message}`);
+    throw new Error(`childPolicy(${obj.kind} ${obj.name}): ${(err as Error).message}`);
   }
+  for (const [key, value] of Object.entries(annotations)) obj.metadata.addAnnotation(key, value);
 }
 
 const list = (value: string | undefined) =>
@@ -220,13 +223,20 @@ export function policyOf(child: Pick<Manifest, 'kind' | 'metadata'>): ParsedChil
 }
 
 /**
- * Checks the policies of one resource's children together: every child waited for is a sibling, and no
- * child waits for itself through others. Throws naming the child (a construct's mistake, not the user's).
+ * Checks the policies of one resource's children together: every child waited for is a sibling, no
+ * child waits for itself through others, and every field path reaches its field through objects. Throws naming the child (a construct's mistake, not the user's).
  */
 export function checkPolicies(children: readonly Manifest[]): void {
   const waits = new Map<string, string[]>();
   for (const child of children) {
-    const { waitFor } = policyOf(child);
+    const { waitFor, ignoreFields, generate } = policyOf(child);
+    // A path must reach its field through objects, in the object as rendered.
+    try {
+      withoutFields(child, ignoreFields);
+      for (const { path } of generate) walkObjects(child, path);
+    } catch (err) {
+      throw new Error(`${child.kind} ${child.metadata.name}: ${(err as Error).message}`);
+    }
     if (waitFor.length > 0)
       waits.set(
         `${child.kind}/${child.metadata.name}`,
@@ -268,18 +278,36 @@ export function randomAlphanumeric(length: number): string {
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * The object holding the field at `path` (its last segment), reached through objects only: throws for a
+ * path through a list or a scalar. With `create`, missing objects on the way are added; without, the
+ * result is undefined when one is missing.
+ */
+function walkObjects(root: object, path: readonly string[], create: true): JsonObject;
+function walkObjects(root: object, path: readonly string[], create?: boolean): JsonObject | undefined;
+function walkObjects(root: object, path: readonly string[], create = false): JsonObject | undefined {
+  let node = root as JsonObject;
+  for (const segment of path.slice(0, -1)) {
+    const next = Object.hasOwn(node, segment) ? node[segment] : undefined;
+    if (next === undefined && create) node[segment] = {};
+    else if (next === undefined) return undefined;
+    else if (!isObject(next)) {
+      throw new Error(
+        `${pointerOf(path)} goes through ${Array.isArray(next) ? 'a list' : 'a value'} at "${segment}": only object fields can be named`,
+      );
+    }
+    node = node[segment] as JsonObject;
+  }
+  return node;
+}
+
 /** A copy of `child` with its generated values filled in (fresh ones, each call). */
 export function withGeneratedValues<T extends Manifest>(child: T): T {
   const { generate } = policyOf(child);
   if (generate.length === 0) return child;
   const copy = structuredClone(child);
   for (const { path, length } of generate) {
-    let node: JsonObject = copy;
-    for (const segment of path.slice(0, -1)) {
-      if (!isObject(node[segment])) node[segment] = {};
-      node = node[segment] as JsonObject;
-    }
-    node[path[path.length - 1]] = randomAlphanumeric(length);
+    walkObjects(copy, path, true)[path[path.length - 1]] = randomAlphanumeric(length);
   }
   return copy;
 }
@@ -295,20 +323,12 @@ export function generatedFields(child: Pick<Manifest, 'kind' | 'metadata'>): str
  */
 export function withoutFields<T extends Manifest>(child: T, paths: readonly (readonly string[])[]): T {
   if (paths.length === 0) return child;
-  const copy = structuredClone(child) as JsonObject;
+  const copy = structuredClone(child);
   for (const path of paths) {
-    let node: unknown = copy;
-    for (const segment of path.slice(0, -1)) {
-      if (Array.isArray(node))
-        throw new Error(`${pointerOf(path)} crosses a list: only object fields can be ignored`);
-      node = isObject(node) ? node[segment] : undefined;
-      if (node === undefined) break;
-    }
-    if (Array.isArray(node))
-      throw new Error(`${pointerOf(path)} crosses a list: only object fields can be ignored`);
-    if (isObject(node)) delete node[path[path.length - 1]];
+    const holder = walkObjects(copy, path);
+    if (holder) delete holder[path[path.length - 1]];
   }
-  return copy as T;
+  return copy;
 }
 
 /**

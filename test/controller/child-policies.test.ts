@@ -225,6 +225,18 @@ describe('ignore fields', () => {
 });
 
 describe('wait for', () => {
+  /** The gate Deployment's status once its one pod is available, as kube-controller-manager writes it. */
+  const gateRolledOut = () =>
+    cluster.patch(DEPLOYMENT, NS, 'app-gate', {
+      status: {
+        observedGeneration: 1,
+        replicas: 1,
+        updatedReplicas: 1,
+        readyReplicas: 1,
+        availableReplicas: 1,
+      },
+    });
+
   it('holds a child back while its sibling is not ready, says so, and creates it once it is', async () => {
     setUp({ gate: { schedulable: false } });
     await reconcile();
@@ -241,15 +253,7 @@ describe('wait for', () => {
       message: 'ConfigMap app-after waits for Deployment app-gate: 0 of 1 replicas updated',
     });
 
-    cluster.patch(DEPLOYMENT, NS, 'app-gate', {
-      status: {
-        observedGeneration: 1,
-        replicas: 1,
-        updatedReplicas: 1,
-        readyReplicas: 1,
-        availableReplicas: 1,
-      },
-    });
+    gateRolledOut();
     await reconcile();
     expect(cluster.any(CONFIG_MAP, NS, 'app-after')).toBeDefined();
   });
@@ -257,15 +261,7 @@ describe('wait for', () => {
   it('does not prune a child that waits', async () => {
     setUp({ gate: { schedulable: true } });
     await reconcile();
-    cluster.patch(DEPLOYMENT, NS, 'app-gate', {
-      status: {
-        observedGeneration: 1,
-        replicas: 1,
-        updatedReplicas: 1,
-        readyReplicas: 1,
-        availableReplicas: 1,
-      },
-    });
+    gateRolledOut();
     await reconcile();
     expect(cluster.any(CONFIG_MAP, NS, 'app-after')).toBeDefined();
     // The gate rolls (a new generation not observed yet): the ConfigMap waits again, and stays.
