@@ -7,8 +7,8 @@ import { CustomResource, MAX_NAME_LENGTH, Manifest, SpecError, childLabels } fro
 export interface SynthesizeOptions {
   /**
    * The custom resource's identity in a cluster. With it every child gets a controller ownerReference to
-   * the resource, except a retained one (see childPolicy), which gets the uid as an annotation instead, so
-   * that the garbage collector spares it; without it (offline rendering) none.
+   * the resource; `synthesize` gives a retained one (see childPolicy) the uid as an annotation instead, so
+   * that the garbage collector spares it. Without it (offline rendering) none.
    * @default - no ownerReferences
    */
   readonly owner?: { readonly uid: string };
@@ -57,13 +57,7 @@ export function resourceChart<Spec>(
       blockOwnerDeletion: true,
     };
     for (const child of chart.node.findAll()) {
-      if (!ApiObject.isApiObject(child)) continue;
-      const { annotations } = child.metadata.toJson() as { annotations?: Record<string, string> };
-      if (annotations?.[RETAIN_ANNOTATION] === 'true') {
-        child.metadata.addAnnotation(OWNER_UID_ANNOTATION, options.owner.uid);
-      } else {
-        child.metadata.addOwnerReference(owner);
-      }
+      if (ApiObject.isApiObject(child)) child.metadata.addOwnerReference(owner);
     }
   }
   return chart;
@@ -81,5 +75,19 @@ export function synthesize<Spec>(
 ): Manifest[] {
   const children = resourceChart(new App(), 'resource', kind, resource, options).toJson() as Manifest[];
   checkPolicies(children);
+  if (options.owner) for (const child of children) releaseRetained(child, options.owner.uid);
   return children;
+}
+
+/**
+ * A retained child's ownerReference becomes the owner annotation: the garbage collector deletes what has
+ * an ownerReference to a deleted owner. Done on the JSON, where the annotation is one lookup.
+ */
+function releaseRetained(child: Manifest, uid: string): void {
+  const annotations = child.metadata.annotations;
+  if (annotations?.[RETAIN_ANNOTATION] !== 'true') return;
+  annotations[OWNER_UID_ANNOTATION] = uid;
+  const refs = ((child.metadata.ownerReferences ?? []) as { uid: string }[]).filter((r) => r.uid !== uid);
+  if (refs.length > 0) child.metadata.ownerReferences = refs;
+  else delete child.metadata.ownerReferences;
 }
