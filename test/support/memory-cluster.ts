@@ -9,6 +9,7 @@ import {
   LABEL_MANAGED_BY,
   MANAGER,
   type ClusterView,
+  type Kind,
   type KubeObject,
   type LabelMatch,
   type Manifest,
@@ -68,14 +69,18 @@ export class MemoryCluster implements ClusterView {
   private version = 0;
   private uids = 0;
 
-  /** `resourceKinds`: the custom kinds, which get() and list() see unfiltered (the children they filter). */
-  constructor(private readonly resourceKinds: readonly ViewKind[] = []) {}
+  /**
+   * `kinds`: the kinds the controller runs. Objects of their child kinds are seen by get() and list() only
+   * with our managed-by label, as the controller's filtered child caches see them; everything else (the
+   * custom resources, watched kinds such as pods and nodes) unfiltered.
+   */
+  constructor(private readonly kinds: readonly Kind[] = []) {}
 
   private mine(type: ViewKind, obj: KubeObject): boolean {
-    return (
-      this.resourceKinds.some((k) => k.apiVersion === type.apiVersion && k.plural === type.plural) ||
-      obj.metadata.labels?.[LABEL_MANAGED_BY] === MANAGER
+    const child = this.kinds.some((k) =>
+      k.children.some((c) => c.apiVersion === type.apiVersion && c.plural === type.plural),
     );
+    return !child || obj.metadata.labels?.[LABEL_MANAGED_BY] === MANAGER;
   }
 
   private object(s: Stored): KubeObject {
@@ -101,6 +106,39 @@ export class MemoryCluster implements ClusterView {
     this.bump(s);
     this.stored.set(key(type, obj.metadata.namespace, obj.metadata.name), s);
     return this.object(s);
+  }
+
+  /** Puts a custom resource of `kind`, generation 1, as `kubectl apply` would. */
+  putResource(
+    kind: ViewKind & { kind: string },
+    name: string,
+    spec: unknown,
+    namespace?: string,
+  ): KubeObject {
+    return this.put(kind, {
+      apiVersion: kind.apiVersion,
+      kind: kind.kind,
+      metadata: { name, ...(namespace ? { namespace } : {}), generation: 1 },
+      spec,
+    });
+  }
+
+  /** Replaces a resource's spec as the API server records a spec change: the generation goes up. */
+  setSpec(kind: ViewKind, namespace: string | undefined, name: string, spec: unknown): void {
+    const generation = (this.any(kind, namespace, name)?.metadata.generation ?? 0) + 1;
+    this.patch(kind, namespace, name, { spec: null });
+    this.patch(kind, namespace, name, { spec: spec as Json, metadata: { generation } });
+  }
+
+  /** The resource's Ready condition. */
+  ready(
+    kind: ViewKind,
+    namespace: string | undefined,
+    name: string,
+  ): { status: string; reason: string; message: string } | undefined {
+    const status = this.any(kind, namespace, name)?.status as
+      { conditions?: { type: string; status: string; reason: string; message: string }[] } | undefined;
+    return status?.conditions?.find((c) => c.type === 'Ready');
   }
 
   /** Changes an object as another actor's update would: it takes the fields it sets from their appliers. */

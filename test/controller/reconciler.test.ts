@@ -1,0 +1,239 @@
+/**
+ * The reconciler's decisions, the sample-controller way: an in-memory cluster, a recording writer, and the
+ * exact writes each case makes. Milliseconds each; the same behaviour against the API server is in the
+ * *.cluster.test.ts files.
+ */
+import {
+  DEPLOYMENT,
+  NODE,
+  SERVICE,
+  balancerKind,
+  databaseManagerKind,
+  memcachedKind,
+  nodePoolKind,
+  type Kind,
+  type KubeObject,
+} from '../../constructs';
+import { ApiError } from '../../controller/kube/client';
+import { sample } from '../fixtures/resources';
+import { MemoryCluster, type Write } from '../support/memory-cluster';
+
+const NS = 'demo';
+const kinds: Kind[] = [memcachedKind, nodePoolKind, databaseManagerKind, balancerKind];
+let cluster: MemoryCluster;
+beforeEach(() => {
+  cluster = new MemoryCluster(kinds);
+});
+
+const reconcile = (kind: Kind, name: string, namespace: string | undefined = NS) =>
+  cluster.reconciler().reconcile(kind, namespace, name);
+/** The writes since the last call, as `verb Kind/name`, status writes included. */
+const writes = () => cluster.takeWrites().map((w: Write) => `${w.verb} ${w.kind}/${w.name}`);
+const available = (name: string, replicas: number) =>
+  cluster.patch(DEPLOYMENT, NS, name, {
+    status: {
+      observedGeneration: 1,
+      replicas,
+      updatedReplicas: replicas,
+      readyReplicas: replicas,
+      availableReplicas: replicas,
+    },
+  });
+
+describe('a new resource', () => {
+  it('applies every child, writes no status yet, and checks back within a minute', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
+    const result = await reconcile(memcachedKind, 'cache');
+    expect(writes().sort()).toEqual(['apply Deployment/cache', 'apply Service/cache']);
+    expect(result).toEqual({ requeueAfterMs: 60_000 });
+    expect(cluster.events).toEqual([expect.objectContaining({ reason: 'Created' })]);
+  });
+
+  it('gives every child a controller ownerReference to the resource', async () => {
+    const { metadata } = cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
+    await reconcile(memcachedKind, 'cache');
+    for (const type of [DEPLOYMENT, SERVICE]) {
+      expect(cluster.any(type, NS, 'cache')?.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'Memcached', name: 'cache', uid: metadata.uid, controller: true }),
+      ]);
+    }
+  });
+});
+
+describe('a converged resource', () => {
+  it('sends no write at all, however often it is reconciled', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
+    await reconcile(memcachedKind, 'cache');
+    available('cache', 1);
+    await reconcile(memcachedKind, 'cache'); // the status
+    writes();
+    for (let i = 0; i < 3; i++) await reconcile(memcachedKind, 'cache');
+    expect(writes()).toEqual([]);
+    expect(cluster.ready(memcachedKind, NS, 'cache')).toMatchObject({ status: 'True', reason: 'Ready' });
+  });
+});
+
+describe('a spec change', () => {
+  it('applies the child that changed and only it', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
+    await reconcile(memcachedKind, 'cache');
+    writes();
+    cluster.setSpec(memcachedKind, NS, 'cache', { size: 3 });
+    await reconcile(memcachedKind, 'cache');
+    expect(writes()).toEqual(['apply Deployment/cache', 'status Memcached/cache']);
+    expect((cluster.any(DEPLOYMENT, NS, 'cache')?.spec as { replicas: number }).replicas).toBe(3);
+  });
+
+  it('brings back a field changed by hand (drift)', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
+    await reconcile(memcachedKind, 'cache');
+    cluster.patch(DEPLOYMENT, NS, 'cache', { spec: { replicas: 7 } });
+    writes();
+    await reconcile(memcachedKind, 'cache');
+    expect(writes()).toContain('apply Deployment/cache');
+    expect((cluster.any(DEPLOYMENT, NS, 'cache')?.spec as { replicas: number }).replicas).toBe(2);
+  });
+});
+
+describe('pruning', () => {
+  it('deletes the child it no longer renders, after applying the new one', async () => {
+    cluster.putResource(databaseManagerKind, 'db', { deploymentName: 'old' }, NS);
+    await reconcile(databaseManagerKind, 'db');
+    writes();
+    cluster.setSpec(databaseManagerKind, NS, 'db', { deploymentName: 'new' });
+    await reconcile(databaseManagerKind, 'db');
+    expect(writes()).toEqual(['apply Deployment/new', 'delete Deployment/old']);
+    expect(cluster.events.map((e) => e.reason)).toContain('Pruned');
+  });
+
+  it('never deletes an object that has our labels but another owner', async () => {
+    cluster.putResource(databaseManagerKind, 'db', { deploymentName: 'mine' }, NS);
+    await reconcile(databaseManagerKind, 'db');
+    const mine = cluster.any(DEPLOYMENT, NS, 'mine')!;
+    // A copy of our child's labels on someone else's object.
+    cluster.put(DEPLOYMENT, {
+      ...mine,
+      metadata: { ...mine.metadata, name: 'copy', uid: undefined, ownerReferences: [] },
+    });
+    writes();
+    await reconcile(databaseManagerKind, 'db');
+    expect(writes().filter((w) => w.startsWith('delete'))).toEqual([]);
+  });
+});
+
+describe('a foreign object of the same name', () => {
+  it('is left untouched; the resource is Ready=False ErrResourceExists with a Warning event', async () => {
+    cluster.put(DEPLOYMENT, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'taken', namespace: NS },
+      spec: { replicas: 9 },
+    });
+    cluster.putResource(databaseManagerKind, 'db', { deploymentName: 'taken' }, NS);
+    const result = await reconcile(databaseManagerKind, 'db');
+    expect(writes()).toEqual(['status DatabaseManager/db']);
+    expect(cluster.ready(databaseManagerKind, NS, 'db')).toMatchObject({
+      status: 'False',
+      reason: 'ErrResourceExists',
+      message: expect.stringContaining(
+        `Deployment ${NS}/taken already exists and is not managed by DatabaseManager`,
+      ),
+    });
+    expect(cluster.events).toContainEqual(
+      expect.objectContaining({ type: 'Warning', reason: 'ErrResourceExists' }),
+    );
+    expect(result).toEqual({}); // its deletion brings the next reconcile, not a timer
+    expect((cluster.any(DEPLOYMENT, NS, 'taken')?.spec as { replicas: number }).replicas).toBe(9);
+  });
+});
+
+describe('an apply the API server refuses', () => {
+  it('says so in Ready, prunes nothing, and throws so that the queue backs off', async () => {
+    cluster.putResource(databaseManagerKind, 'db', { deploymentName: 'old' }, NS);
+    await reconcile(databaseManagerKind, 'db');
+    cluster.setSpec(databaseManagerKind, NS, 'db', { deploymentName: 'new' });
+    const reconciler = cluster.reconciler();
+    const writer = (reconciler as unknown as { writer: { apply: (...a: unknown[]) => Promise<unknown> } })
+      .writer;
+    writer.apply = () => Promise.reject(new ApiError(422, 'Deployment.apps "new" is invalid'));
+    writes();
+    await expect(reconciler.reconcile(databaseManagerKind, NS, 'db')).rejects.toThrow('is invalid');
+    expect(writes()).toEqual(['status DatabaseManager/db']);
+    expect(cluster.any(DEPLOYMENT, NS, 'old')).toBeDefined();
+    expect(cluster.ready(databaseManagerKind, NS, 'db')).toMatchObject({
+      status: 'False',
+      reason: 'ApplyFailed',
+    });
+  });
+});
+
+describe('a spec the construct refuses', () => {
+  it('is terminal: Ready=False InvalidSpec naming the field, no child written, no retry', async () => {
+    const spec = sample(balancerKind).spec;
+    spec.backends = [spec.backends[0], spec.backends[0]];
+    cluster.putResource(balancerKind, 'lb', spec, NS);
+    const result = await reconcile(balancerKind, 'lb');
+    expect(writes()).toEqual(['status Balancer/lb']);
+    expect(result).toEqual({});
+    expect(cluster.ready(balancerKind, NS, 'lb')).toMatchObject({
+      status: 'False',
+      reason: 'InvalidSpec',
+      message: expect.stringMatching(/^spec\.backends\[1\]\.name: Duplicate value/),
+    });
+    expect(cluster.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'InvalidSpec' })]);
+  });
+});
+
+describe('a kind with a finalizer (NodePool)', () => {
+  const node = (name: string, labels: Record<string, string>): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels },
+  });
+
+  it('adds its finalizer first, syncs the nodes, and undoes that before letting the resource go', async () => {
+    const { spec } = sample(nodePoolKind);
+    cluster.put(NODE, node('n1', { 'node-role.kubernetes.io/master': '' }));
+    cluster.putResource(nodePoolKind, 'master', spec);
+    await reconcile(nodePoolKind, 'master', undefined);
+    expect(writes()).toEqual(['patch NodePool/master']);
+    expect(cluster.any(nodePoolKind, undefined, 'master')?.metadata.finalizers).toEqual([
+      nodePoolKind.sync?.finalizer,
+    ]);
+
+    await reconcile(nodePoolKind, 'master', undefined);
+    expect(writes()).toEqual(
+      expect.arrayContaining(['apply RuntimeClass/node-pool-master', 'patch Node/n1']),
+    );
+    expect(cluster.any(NODE, undefined, 'n1')?.metadata.labels).toMatchObject(spec.labels ?? {});
+
+    cluster.patch(nodePoolKind, undefined, 'master', {
+      metadata: { deletionTimestamp: '2026-11-24T00:00:00Z' },
+    });
+    await reconcile(nodePoolKind, 'master', undefined);
+    expect(writes()).toEqual(['patch Node/n1', 'patch NodePool/master']);
+    expect(cluster.any(NODE, undefined, 'n1')?.metadata.labels).not.toHaveProperty(
+      'node-pool.lailin.xyz/master',
+    );
+    expect(cluster.any(nodePoolKind, undefined, 'master')?.metadata.finalizers ?? []).toEqual([]);
+  });
+});
+
+describe('readiness', () => {
+  it.each([
+    ['no pod updated yet', {}, 'Deployment cache: 0 of 2 replicas updated'],
+    [
+      'one of two available',
+      { updatedReplicas: 2, replicas: 2, availableReplicas: 1 },
+      'Deployment cache: 1 of 2 replicas available',
+    ],
+  ])('names the Deployment that blocks: %s', async (_, status, message) => {
+    cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
+    await reconcile(memcachedKind, 'cache');
+    cluster.patch(DEPLOYMENT, NS, 'cache', { status: { observedGeneration: 1, ...status } });
+    await reconcile(memcachedKind, 'cache');
+    expect(cluster.ready(memcachedKind, NS, 'cache')).toEqual(
+      expect.objectContaining({ status: 'False', reason: 'Progressing', message }),
+    );
+  });
+});
