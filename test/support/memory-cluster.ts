@@ -127,7 +127,7 @@ export class MemoryCluster implements ClusterView {
   setSpec(kind: ViewKind, namespace: string | undefined, name: string, spec: unknown): void {
     const generation = (this.any(kind, namespace, name)?.metadata.generation ?? 0) + 1;
     this.patch(kind, namespace, name, { spec: null });
-    this.patch(kind, namespace, name, { spec: spec as Json, metadata: { generation } });
+    this.patch(kind, namespace, name, { spec: spec, metadata: { generation } });
   }
 
   /** The resource's Ready condition. */
