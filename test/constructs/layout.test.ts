@@ -9,7 +9,7 @@ import { kebabCase } from '../../synth/artifacts';
 import { sampleFile } from '../fixtures/resources';
 
 const ROOT = join(__dirname, '../..');
-const SHARED = ['index.ts', 'cli', 'controller', 'synth', 'constructs/kit'];
+const SHARED = ['index.ts', 'cli', 'controller', 'synth', 'testing', 'constructs/kit'];
 
 function sources(path: string): string[] {
   const full = join(ROOT, path);

@@ -13,38 +13,22 @@ import {
   type KubeObject,
 } from '../../constructs/kit';
 import { policyDemoKind, type PolicyDemoSpec } from '../fixtures/kinds/policy-demo';
-import { MemoryCluster, type Write } from '../support/memory-cluster';
+import { InMemoryCluster, type Write } from '../../testing';
 
 const NS = 'demo';
-let cluster: MemoryCluster;
-let generation: number;
+let cluster: InMemoryCluster;
 
 function setUp(spec: PolicyDemoSpec, name = 'app'): KubeObject {
-  cluster = new MemoryCluster([policyDemoKind]);
-  generation = 1;
-  return cluster.put(policyDemoKind, {
-    apiVersion: policyDemoKind.apiVersion,
-    kind: policyDemoKind.kind,
-    metadata: { name, namespace: NS, generation },
-    spec,
-  });
+  cluster = new InMemoryCluster([policyDemoKind]);
+  return cluster.putResource(policyDemoKind, name, spec, NS);
 }
 
 /** A spec change, as the API server records it: a new generation. */
-function changeSpec(spec: PolicyDemoSpec, name = 'app'): void {
-  generation += 1;
-  cluster.patch(policyDemoKind, NS, name, { spec: null });
-  cluster.patch(policyDemoKind, NS, name, { spec, metadata: { generation } });
-}
+const changeSpec = (spec: PolicyDemoSpec, name = 'app') => cluster.setSpec(policyDemoKind, NS, name, spec);
 
 const reconcile = (name = 'app') => cluster.reconciler().reconcile(policyDemoKind, NS, name);
 const childWrites = (writes: Write[]) => writes.filter((w) => w.verb !== 'status');
-const ready = (name = 'app') =>
-  (
-    cluster.any(policyDemoKind, NS, name)?.status as {
-      conditions?: { type: string; status: string; reason: string; message: string }[];
-    }
-  )?.conditions?.find((c) => c.type === 'Ready');
+const ready = (name = 'app') => cluster.ready(policyDemoKind, NS, name);
 const token = () =>
   (cluster.any(SECRET, NS, 'app-token') as { stringData?: { token?: string } } | undefined)?.stringData
     ?.token;
@@ -151,12 +135,7 @@ describe('retain', () => {
     // The resource is deleted (its ownerReferenced sibling with it) and made again: a new uid.
     cluster.remove(policyDemoKind, NS, 'app');
     cluster.remove(CONFIG_MAP, NS, 'app-scratch');
-    cluster.put(policyDemoKind, {
-      apiVersion: policyDemoKind.apiVersion,
-      kind: policyDemoKind.kind,
-      metadata: { name: 'app', namespace: NS, generation: 1 },
-      spec: { data: true },
-    });
+    cluster.putResource(policyDemoKind, 'app', { data: true }, NS);
     cluster.takeWrites();
     await reconcile();
     expect(childWrites(cluster.takeWrites()).filter((w) => w.name === 'app-data')).toEqual([]);

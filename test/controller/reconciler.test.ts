@@ -16,13 +16,13 @@ import {
 } from '../../constructs';
 import { ApiError } from '../../controller/kube/client';
 import { sample } from '../fixtures/resources';
-import { MemoryCluster, type Write } from '../support/memory-cluster';
+import { InMemoryCluster, type Write } from '../../testing';
 
 const NS = 'demo';
 const kinds: Kind[] = [memcachedKind, nodePoolKind, databaseManagerKind, balancerKind];
-let cluster: MemoryCluster;
+let cluster: InMemoryCluster;
 beforeEach(() => {
-  cluster = new MemoryCluster(kinds);
+  cluster = new InMemoryCluster(kinds);
 });
 
 const reconcile = (kind: Kind, name: string, namespace: string | undefined = NS) =>

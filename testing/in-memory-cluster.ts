@@ -1,9 +1,16 @@
 /**
- * An in-memory cluster for unit tests of the reconciler: a ClusterView over a map of objects (get() sees
- * only objects with our managed-by label, as the controller's filtered caches do; exists() sees all), and
- * a writer that records every write and applies it to the map. Server-side apply is modelled by field
- * manager: each manager's last applied object is kept, and the stored object is the merge of them in
- * order, so that a field one manager stops applying stays when another still applies it.
+ * An in-memory cluster for unit tests of a kind's reconcile (`cdk8s-reconstruct/testing`): the
+ * controller's own reconciler runs against a map of objects, and every write it makes is recorded and
+ * applied to the map. A test puts the world (a resource, the status another controller would write, a
+ * foreign object), reconciles, and asserts the exact writes, the status and the events, in milliseconds.
+ *
+ * What it models: the controller's caches (get() and list() see a child kind's objects only with our
+ * managed-by label, as the filtered child caches do; exists() sees all); server-side apply by field
+ * manager (each manager's last applied object is kept and the stored object is their merge, so a field
+ * one manager stops applying stays while another applies it, and another actor's update takes the fields
+ * it sets from their appliers); create's 409 for a name that exists; the status subresource; a resource's
+ * schema defaults (putResource, setSpec). What it does not: validation at admission (schemas, CEL), other controllers (a Deployment's status stays what the test
+ * puts), the garbage collector, and watch events (the test calls reconcile()).
  */
 import {
   LABEL_MANAGED_BY,
@@ -14,12 +21,12 @@ import {
   type LabelMatch,
   type Manifest,
   type ViewKind,
-} from '../../constructs/kit';
-import type { Writer } from '../../controller/api';
-import { EventRecorder } from '../../controller/events';
-import { ApiError } from '../../controller/kube/client';
-import { createLogger } from '../../controller/log';
-import { Reconciler } from '../../controller/reconciler';
+} from '../constructs/kit';
+import type { Writer } from '../controller/api';
+import { EventRecorder } from '../controller/events';
+import { ApiError } from '../controller/kube/client';
+import { createLogger } from '../controller/log';
+import { Reconciler, type ReconcileResult } from '../controller/reconciler';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -62,7 +69,7 @@ function unown(target: Json, patch: Json): void {
   }
 }
 
-export class MemoryCluster implements ClusterView {
+export class InMemoryCluster implements ClusterView {
   private readonly stored = new Map<string, Stored>();
   readonly writes: Write[] = [];
   readonly events: { type: string; reason: string; message: string }[] = [];
@@ -108,26 +115,24 @@ export class MemoryCluster implements ClusterView {
     return this.object(s);
   }
 
-  /** Puts a custom resource of `kind`, generation 1, as `kubectl apply` would. */
-  putResource(
-    kind: ViewKind & { kind: string },
-    name: string,
-    spec: unknown,
-    namespace?: string,
-  ): KubeObject {
+  /**
+   * Puts a custom resource of `kind`, generation 1, as the API server stores what `kubectl apply` sent:
+   * the schema's defaults applied to its spec (no validation: that is admission's, see the kind's CRD).
+   */
+  putResource<Spec>(kind: Kind<Spec>, name: string, spec: Spec, namespace?: string): KubeObject {
     return this.put(kind, {
       apiVersion: kind.apiVersion,
       kind: kind.kind,
       metadata: { name, ...(namespace ? { namespace } : {}), generation: 1 },
-      spec,
+      spec: kind.withDefaults(spec),
     });
   }
 
-  /** Replaces a resource's spec as the API server records a spec change: the generation goes up. */
-  setSpec(kind: ViewKind, namespace: string | undefined, name: string, spec: unknown): void {
+  /** Replaces a resource's spec as the API server records a spec change: defaulted, a new generation. */
+  setSpec<Spec>(kind: Kind<Spec>, namespace: string | undefined, name: string, spec: Spec): void {
     const generation = (this.any(kind, namespace, name)?.metadata.generation ?? 0) + 1;
     this.patch(kind, namespace, name, { spec: null });
-    this.patch(kind, namespace, name, { spec: spec, metadata: { generation } });
+    this.patch(kind, namespace, name, { spec: kind.withDefaults(spec), metadata: { generation } });
   }
 
   /** The resource's Ready condition. */
@@ -228,7 +233,20 @@ export class MemoryCluster implements ClusterView {
     return writer as unknown as Writer;
   }
 
-  /** A reconciler working on this cluster, its events recorded in `events`. */
+  private running?: Reconciler;
+
+  /** One reconcile of a resource by the controller running on this cluster (see restart()). */
+  reconcile(kind: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
+    this.running ??= this.reconciler();
+    return this.running.reconcile(kind, namespace, name);
+  }
+
+  /** Forgets what the running controller remembers between reconciles, as a restart or a new leader does. */
+  restart(): void {
+    this.running = undefined;
+  }
+
+  /** A new reconciler working on this cluster (a controller that just started), its events in `events`. */
   reconciler(): Reconciler {
     const log = createLogger({ write: () => {}, level: 'error' });
     const writer = this.writer();

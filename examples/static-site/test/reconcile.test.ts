@@ -1,0 +1,82 @@
+/**
+ * One reconcile of a StaticSite at a time, by the controller's own reconciler, against an in-memory
+ * cluster (`cdk8s-reconstruct/testing`): the exact writes, the status and the events, in milliseconds.
+ * cluster.test.ts runs the same kind against a real API server.
+ */
+import { InMemoryCluster } from 'cdk8s-reconstruct/testing';
+import { DEPLOYMENT } from 'cdk8s-reconstruct';
+import { staticSiteKind } from '../src';
+
+const NS = 'web';
+const PAGES = { 'index.html': '<h1>Docs</h1>' };
+let cluster: InMemoryCluster;
+beforeEach(() => {
+  cluster = new InMemoryCluster([staticSiteKind]);
+});
+
+/** The writes since the last call, as `verb Kind/name (field manager)`. */
+const writes = () =>
+  cluster
+    .takeWrites()
+    .map((w) => `${w.verb} ${w.kind}/${w.name}${w.fieldManager ? ` (${w.fieldManager})` : ''}`)
+    .sort();
+const deployment = () =>
+  cluster.any(DEPLOYMENT, NS, 'docs') as unknown as {
+    spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+  };
+/** What kube-controller-manager would write once `replicas` pods are available. */
+const rolledOut = (replicas: number) =>
+  cluster.patch(DEPLOYMENT, NS, 'docs', {
+    status: { observedGeneration: 1, replicas, updatedReplicas: replicas, availableReplicas: replicas },
+  });
+
+it('creates the pages, the Deployment and the Service, then reports Ready with the url', async () => {
+  cluster.putResource(staticSiteKind, 'docs', { pages: PAGES, replicas: 2 }, NS);
+  await cluster.reconcile(staticSiteKind, NS, 'docs');
+  expect(writes()).toEqual([
+    'apply ConfigMap/docs-content (reconstruct)',
+    'apply Deployment/docs (reconstruct)',
+    'apply Service/docs (reconstruct)',
+  ]);
+
+  await cluster.reconcile(staticSiteKind, NS, 'docs');
+  expect(cluster.ready(staticSiteKind, NS, 'docs')).toMatchObject({
+    status: 'False',
+    message: 'Deployment docs: 0 of 2 replicas updated',
+  });
+  rolledOut(2);
+  await cluster.reconcile(staticSiteKind, NS, 'docs');
+  expect(cluster.ready(staticSiteKind, NS, 'docs')).toMatchObject({ status: 'True', reason: 'Ready' });
+  expect(cluster.any(staticSiteKind, NS, 'docs')?.status).toMatchObject({
+    url: 'http://docs.web.svc:80',
+    availableReplicas: 2,
+  });
+
+  // Converged: another reconcile writes nothing.
+  writes();
+  await cluster.reconcile(staticSiteKind, NS, 'docs');
+  expect(writes()).toEqual([]);
+});
+
+it('with autoscaling: the autoscaler keeps its replica count across an image change', async () => {
+  const spec = { pages: PAGES, replicas: 2, autoscaling: { maxReplicas: 6 } };
+  cluster.putResource(staticSiteKind, 'docs', spec, NS);
+  await cluster.reconcile(staticSiteKind, NS, 'docs');
+  // Created with spec.replicas, which a second field manager then holds for the autoscaler to take.
+  expect(writes()).toEqual([
+    'apply ConfigMap/docs-content (reconstruct)',
+    'apply Deployment/docs (reconstruct)',
+    'apply Deployment/docs (reconstruct-initial)',
+    'apply HorizontalPodAutoscaler/docs (reconstruct)',
+    'apply Service/docs (reconstruct)',
+  ]);
+
+  cluster.patch(DEPLOYMENT, NS, 'docs', { spec: { replicas: 5 } }); // the autoscaler scales up
+  await cluster.reconcile(staticSiteKind, NS, 'docs');
+  expect(writes().filter((w) => w.includes('Deployment'))).toEqual([]);
+
+  cluster.setSpec(staticSiteKind, NS, 'docs', { ...spec, image: 'nginx:1.28-alpine' });
+  await cluster.reconcile(staticSiteKind, NS, 'docs');
+  expect(deployment().spec.template.spec.containers[0].image).toBe('nginx:1.28-alpine');
+  expect(deployment().spec.replicas).toBe(5);
+});
