@@ -1,8 +1,10 @@
 /**
  * One reconcile of one custom resource, the same for every kind: read it from the cache, synthesize its
- * children with the function the offline renderer uses, apply what differs, prune what it made earlier
- * and no longer wants, run its kind's sync (NodePool's nodes), and write status only when it changed.
- * Level-based: everything is computed from the current world, so a missed event or a restart is harmless.
+ * children with the function the offline renderer uses, apply what differs (each child by its policy:
+ * create-only ones created once, ignored fields left to their owner, waiting ones held back until their
+ * siblings are ready), prune what it made earlier and no longer wants (releasing retained ones instead),
+ * run its kind's sync (NodePool's nodes), and write status only when it changed. Level-based: everything
+ * is computed from the current world, so a missed event or a restart is harmless.
  */
 import {
   ADOPT_ANNOTATION,
@@ -60,7 +62,8 @@ export function ownedBy(obj: KubeObject, uid: string | undefined): boolean {
   return (
     !!uid &&
     ((obj.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid) ||
-      obj.metadata.annotations?.[OWNER_UID_ANNOTATION] === uid)
+      (obj.metadata.annotations?.[RETAIN_ANNOTATION] === 'true' &&
+        obj.metadata.annotations[OWNER_UID_ANNOTATION] === uid))
   );
 }
 

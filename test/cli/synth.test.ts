@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { parseAllDocuments } from 'yaml';
 import { synthCommand } from '../../cli/synth';
+import { capture } from '../support/capture';
 
 const ROOT = join(__dirname, '../..');
 
@@ -19,17 +19,6 @@ interface Sample {
   metadata: { name: string };
 }
 const SAMPLES = join(ROOT, 'samples');
-
-function capture(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => chunks.join('') });
-}
 
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = capture();

@@ -5,13 +5,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { parseAllDocuments } from 'yaml';
 import { synthCommand } from '../../cli/synth';
 import { CREATE_ONLY_ANNOTATION, GENERATE_ANNOTATION } from '../../constructs/kit/child-policy';
 import type { Manifest } from '../../constructs/kit/resource';
 import { renderResources } from '../../synth/render';
 import { policyDemoKind } from '../fixtures/kinds/policy-demo';
+import { capture } from '../support/capture';
 
 const POLICY_DEMO = join(__dirname, '../fixtures/kinds/policy-demo.ts');
 
@@ -67,17 +67,6 @@ describe('renderResources and generated values', () => {
     expect(rendered[0].omitted).toEqual([]);
   });
 });
-
-function capture(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => chunks.join('') });
-}
 
 async function run(
   args: string[],
