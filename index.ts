@@ -16,7 +16,7 @@ export * from './constructs';
 export { installManifests, type InstallOptions } from './controller/install';
 export type { ControllerSettings } from './controller/run';
 export type { Problem } from './synth/problem';
-export { renderResources, type RenderResult, type Rendered } from './synth/render';
+export { renderResources, type PassedThrough, type RenderResult, type Rendered } from './synth/render';
 export { toYaml, toYamlStream } from './synth/yaml';
 
 /**

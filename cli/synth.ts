@@ -1,25 +1,30 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { toYamlStream } from '../synth/yaml';
 import { builtinKinds } from '../constructs/builtin';
 import { formatProblem } from '../synth/problem';
+import { writeOutputDir } from '../synth/output-dir';
 import { readDocuments } from '../synth/read';
-import { Rendered, renderAll } from '../synth/render';
+import { objectsOf, renderAll, type PassedThrough, type Rendered } from '../synth/render';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-export const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--include-generated] [--kinds MODULE]
+export const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--unknown pass|error]
+                       [--include-generated] [--kinds MODULE]
 
 Renders custom resources to the plain Kubernetes manifests the operator would apply, without a
 cluster. Built-in kinds: ${builtinKinds.map((k) => k.kind).join(', ')}.
 
-PATH is a YAML file (several documents separated by ---) or a folder searched for *.yaml, *.yml and
-*.json. Each resource is checked against its CRD schema, the same schema the API server enforces,
-and against its construct's own checks.
+PATH is a YAML file (several documents separated by ---), a folder searched for *.yaml, *.yml and
+*.json, or - for standard input. Each resource is checked against its CRD schema, the same schema the
+API server enforces, and against its construct's own checks. Documents that are not resources of
+these kinds (ordinary manifests beside them) are written out unchanged, in order.
 
 Options:
-  -o, --output DIR   write one file per resource into DIR (default: dist/)
+  -o, --output DIR   write one file per resource (and per document passed through) into DIR
+                     (default: dist/); files an earlier render wrote there and this one does not are
+                     removed, other files are left alone, each file is replaced whole
   -o -               write one YAML stream to standard output instead
   -n, --namespace NS namespace for namespaced resources that name none (default: none, as in the file)
+  --unknown error    report documents that are not resources of these kinds instead of passing them
+                     through (a document of one of their API groups is always reported: a typo)
   --include-generated
                      also render the children whose values the controller generates when it creates
                      them (a create-only Secret's password), with freshly generated values; by default
@@ -33,15 +38,20 @@ and the valid ones are still rendered. The exit status is 0 when everything rend
 anything failed, 2 for a usage error.
 `;
 
-/** The file a resource's children are written to: `<kind>.<name>.yaml`, prefixed by the namespace. */
-export function outputFileName(r: Rendered): string {
-  const { kind, metadata } = r.resource;
+const sourceOf = (o: Rendered | PassedThrough) => ('object' in o ? o.object : o.resource);
+
+/**
+ * The file an output is written to: `<kind>.<name>.yaml`, prefixed by the namespace, of the resource (for
+ * its children) or of the document passed through.
+ */
+export function outputFileName(o: Rendered | PassedThrough): string {
+  const { kind, metadata } = sourceOf(o);
   return [metadata.namespace, kind.toLowerCase(), metadata.name, 'yaml'].filter(Boolean).join('.');
 }
 
-function renderedYaml(r: Rendered): string {
-  const header = `# Source: ${r.file} ${r.resource.kind}/${r.resource.metadata.name}\n`;
-  return header + toYamlStream(r.children);
+function outputYaml(o: Rendered | PassedThrough): string {
+  const { kind, metadata } = sourceOf(o);
+  return `# Source: ${o.file} ${kind}/${metadata.name}\n${toYamlStream(objectsOf(o))}`;
 }
 
 /** `reconstruct synth`: returns the exit status. */
@@ -49,6 +59,8 @@ export async function synthCommand(
   argv: string[],
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
+  /** What `-` reads (standard input). */
+  stdin?: () => string,
 ): Promise<number> {
   const io = { out, err };
   const parsed = parseCommand(
@@ -59,6 +71,7 @@ export async function synthCommand(
       output: { type: 'string', short: 'o' },
       namespace: { type: 'string', short: 'n' },
       'include-generated': { type: 'boolean' },
+      unknown: { type: 'string' },
     },
     io,
     true,
@@ -69,23 +82,56 @@ export async function synthCommand(
     err.write(`reconstruct synth: no PATH given\n\n${SYNTH_HELP}`);
     return 2;
   }
+  const unknown = values.unknown ?? 'pass';
+  if (unknown !== 'pass' && unknown !== 'error') {
+    err.write(`reconstruct synth: --unknown must be pass or error, not ${unknown}\n`);
+    return 2;
+  }
   const kinds = await commandKinds('synth', values, io);
   if (typeof kinds === 'number') return kinds;
-  const { documents, problems: readProblems } = readDocuments(positionals);
-  const { rendered, problems } = renderAll(documents, {
+  const { documents, problems: readProblems } = readDocuments(positionals, stdin);
+  const { rendered, outputs, problems } = renderAll(documents, {
     kinds,
     namespace: values.namespace,
     includeGenerated: values['include-generated'] === true,
+    unknown,
   });
   const allProblems = [...readProblems, ...problems];
 
   const output = values.output ?? 'dist';
   if (output === '-') {
-    out.write(rendered.map(renderedYaml).join('---\n'));
+    out.write(outputs.map(outputYaml).join('---\n'));
   } else {
-    mkdirSync(output, { recursive: true });
-    for (const r of rendered) writeFileSync(join(output, outputFileName(r)), renderedYaml(r));
-    if (rendered.length > 0) err.write(`rendered ${rendered.length} resource(s) into ${output}/\n`);
+    const files = new Map<string, string>();
+    const from = new Map<string, string>();
+    for (const o of outputs) {
+      const name = outputFileName(o);
+      const { kind, metadata } = sourceOf(o);
+      const what = `${kind}/${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name}`;
+      if (files.has(name)) {
+        allProblems.push({
+          file: o.file,
+          resource: what,
+          message: `${output}/${name} is also written for ${from.get(name)}`,
+        });
+        continue;
+      }
+      files.set(name, outputYaml(o));
+      from.set(name, `${what} of ${o.file}`);
+    }
+    try {
+      const { removed } = writeOutputDir(output, files);
+      const passed = outputs.length - rendered.length;
+      if (files.size > 0 || removed.length > 0) {
+        err.write(
+          `rendered ${rendered.length} resource(s)${passed > 0 ? ` and passed ${passed} document(s) through` : ''} into ${output}/` +
+            `${removed.length > 0 ? `, removed ${removed.length} file(s) of an earlier render` : ''}\n`,
+        );
+      }
+    } catch (e) {
+      err.write(`reconstruct synth: cannot write ${output}/: ${(e as Error).message}\n`);
+      return 1;
+    }
   }
   for (const r of rendered) {
     for (const { child, fields } of r.omitted) {

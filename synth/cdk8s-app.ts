@@ -13,7 +13,12 @@ import { renderAll } from './render';
 
 const inputs = (process.env.RECONSTRUCT_INPUT ?? 'samples').split(':').filter(Boolean);
 const { documents, problems: readProblems } = readDocuments(inputs);
-const { rendered, problems } = renderAll(documents, { kinds: new KindRegistry(builtinKinds) });
+// Only custom resources become charts here: any other document is reported, not silently dropped
+// (`reconstruct synth` is the command that passes other manifests through).
+const { rendered, problems } = renderAll(documents, {
+  kinds: new KindRegistry(builtinKinds),
+  unknown: 'error',
+});
 
 const app = new App();
 for (const { kind, resource } of rendered) {

@@ -24,14 +24,37 @@ function listFiles(path: string): string[] {
     );
 }
 
+/** How `-` (standard input) is named in problems and output headers. */
+export const STDIN = '<stdin>';
+
 /**
- * Every document of every file under `paths`. A file or document that cannot be read becomes a Problem
- * and the others are still returned: one broken file never hides the rest.
+ * Every document of every file under `paths`, `-` being standard input (read once, whole). A file or
+ * document that cannot be read becomes a Problem and the others are still returned: one broken file never
+ * hides the rest.
  */
-export function readDocuments(paths: string[]): { documents: SourceDocument[]; problems: Problem[] } {
+export function readDocuments(
+  paths: string[],
+  readStdin: () => string = () => readFileSync(0, 'utf8'),
+): { documents: SourceDocument[]; problems: Problem[] } {
   const documents: SourceDocument[] = [];
   const problems: Problem[] = [];
+  let stdinRead = false;
   for (const path of paths) {
+    if (path === '-') {
+      if (stdinRead) continue; // a second `-` would read an empty stream
+      stdinRead = true;
+      let text: string;
+      try {
+        text = readStdin();
+      } catch (err) {
+        problems.push({ file: STDIN, resource: '-', message: `cannot read: ${(err as Error).message}` });
+        continue;
+      }
+      const parsed = parseDocuments(STDIN, text);
+      documents.push(...parsed.documents);
+      problems.push(...parsed.problems);
+      continue;
+    }
     let files: string[];
     try {
       files = listFiles(path);

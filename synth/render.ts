@@ -1,6 +1,7 @@
 import {
   KindRegistry,
   SpecError,
+  groupOf,
   synthesize,
   type CustomResource,
   type Kind,
@@ -26,9 +27,24 @@ export interface Rendered {
   readonly omitted: readonly { readonly child: string; readonly fields: readonly string[] }[];
 }
 
+/** A document that is not a resource of a kind being rendered: written out as it came in. */
+export interface PassedThrough {
+  readonly file: string;
+  /** 1-based position of the document in its file. */
+  readonly index: number;
+  readonly object: Manifest;
+}
+
 export interface RenderOptions {
   /** The kinds to render. */
   readonly kinds: KindRegistry;
+  /**
+   * What becomes of a document that is not a resource of these kinds (an ordinary manifest beside ours):
+   * `pass` it through unchanged, in order (the default, as a pipeline expects), or report it as an
+   * `error`. A document of a known kind's API group but of no known kind or version is always an error:
+   * it is a typo more often than a manifest.
+   */
+  readonly unknown?: 'pass' | 'error';
   /** Namespace for namespaced resources that name none, as `kubectl apply -n` would give them. */
   readonly namespace?: string;
   /**
@@ -69,7 +85,7 @@ export function describe(value: unknown): string {
 export function renderDocument(
   doc: SourceDocument,
   options: RenderOptions,
-): { rendered?: Rendered; problems: Problem[] } {
+): { rendered?: Rendered; passed?: PassedThrough; problems: Problem[] } {
   const { value, file } = doc;
   const problem = (field: string | undefined, message: string, of: unknown = value): Problem => ({
     file,
@@ -84,6 +100,10 @@ export function renderDocument(
   const definition: Kind | undefined = options.kinds.get(String(apiVersion), String(kind));
   if (!definition) {
     const known = options.kinds.describe();
+    const ours = options.kinds.kinds.some((k) => groupOf(k) === groupOf(String(apiVersion)));
+    if (options.unknown !== 'error' && !ours && typeof apiVersion === 'string' && typeof kind === 'string') {
+      return { passed: { file, index: doc.index, object: value as Manifest }, problems: [] };
+    }
     return {
       problems: [problem('kind', `unknown kind ${String(apiVersion)} ${String(kind)} (known: ${known})`)],
     };
@@ -112,17 +132,29 @@ export function renderDocument(
   }
 }
 
+/** What renderAll gives: the rendered resources, the documents passed through, both in input order. */
+export interface RenderAllResult {
+  readonly rendered: Rendered[];
+  readonly passed: PassedThrough[];
+  /** Every rendered resource and passed document, in input order: what the output holds. */
+  readonly outputs: (Rendered | PassedThrough)[];
+  readonly problems: Problem[];
+}
+
 /** Renders every document, reporting the second of two resources with the same kind, namespace and name. */
-export function renderAll(
-  documents: SourceDocument[],
-  options: RenderOptions,
-): { rendered: Rendered[]; problems: Problem[] } {
+export function renderAll(documents: SourceDocument[], options: RenderOptions): RenderAllResult {
   const rendered: Rendered[] = [];
+  const passed: PassedThrough[] = [];
+  const outputs: (Rendered | PassedThrough)[] = [];
   const problems: Problem[] = [];
   const seen = new Map<string, string>();
   for (const doc of documents) {
     const result = renderDocument(doc, options);
     problems.push(...result.problems);
+    if (result.passed) {
+      passed.push(result.passed);
+      outputs.push(result.passed);
+    }
     if (!result.rendered) continue;
     const key = `${result.rendered.resource.apiVersion} ${describe(result.rendered.resource)}`;
     const first = seen.get(key);
@@ -136,15 +168,25 @@ export function renderAll(
     }
     seen.set(key, doc.file);
     rendered.push(result.rendered);
+    outputs.push(result.rendered);
   }
-  return { rendered, problems };
+  return { rendered, passed, outputs, problems };
+}
+
+/** The objects of an output entry: a resource's children, or the passed-through document. */
+export function objectsOf(output: Rendered | PassedThrough): Manifest[] {
+  return 'object' in output ? [output.object] : output.children;
 }
 
 /** What `renderResources` returns: the children of every valid resource, and what was wrong with the rest. */
 export interface RenderResult {
-  /** Every child of every resource rendered, in input order: what `reconstruct synth -o -` prints. */
+  /**
+   * Every child of every resource rendered and every document passed through, in input order: what
+   * `reconstruct synth -o -` prints.
+   */
   readonly manifests: Manifest[];
   readonly rendered: Rendered[];
+  readonly passed: PassedThrough[];
   readonly problems: Problem[];
 }
 
@@ -159,6 +201,7 @@ export function renderResources(
     namespace?: string;
     source?: string;
     includeGenerated?: boolean;
+    unknown?: 'pass' | 'error';
   },
 ): RenderResult {
   const file = options.source ?? '<input>';
@@ -167,10 +210,11 @@ export function renderResources(
     typeof input === 'string'
       ? parseDocuments(file, input)
       : { documents: input.map((value, i) => ({ file, index: i + 1, value })), problems: [] };
-  const { rendered, problems } = renderAll(documents, { ...options, kinds });
+  const { rendered, passed, outputs, problems } = renderAll(documents, { ...options, kinds });
   return {
-    manifests: rendered.flatMap((r) => r.children),
+    manifests: outputs.flatMap(objectsOf),
     rendered,
+    passed,
     problems: [...readProblems, ...problems],
   };
 }

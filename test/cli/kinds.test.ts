@@ -64,8 +64,8 @@ describe('reconstruct synth --kinds', () => {
     expect(docs[0]).toMatchObject({ metadata: { namespace: 'ns' }, data: { message: 'hello' } });
   });
 
-  it('with --no-builtin-kinds, knows only the modules kinds', () => {
-    const { status, docs, stderr } = cli([
+  it('with --no-builtin-kinds, knows only the modules kinds: the others pass through, or are errors with --unknown error', () => {
+    const args = [
       'synth',
       'hello.yaml',
       MEMCACHED_SAMPLE,
@@ -74,7 +74,12 @@ describe('reconstruct synth --kinds', () => {
       '--no-builtin-kinds',
       '-o',
       '-',
-    ]);
+    ];
+    const passed = cli(args);
+    expect(names(passed.docs)).toEqual(['ConfigMap/hello-greeting', 'Memcached/memcached-sample']);
+    expect(passed.status).toBe(0);
+
+    const { status, docs, stderr } = cli([...args, '--unknown', 'error']);
     expect(names(docs)).toEqual(['ConfigMap/hello-greeting']);
     expect(stderr).toContain(
       'Memcached/memcached-sample: kind: unknown kind cache.example.com/v1alpha1 Memcached (known: greetings.example.com/v1 Greeting)',

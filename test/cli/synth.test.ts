@@ -20,10 +20,13 @@ interface Sample {
 }
 const SAMPLES = join(ROOT, 'samples');
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(
+  args: string[],
+  stdin?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = capture();
   const err = capture();
-  const code = await synthCommand(args, out, err);
+  const code = await synthCommand(args, out, err, stdin === undefined ? undefined : () => stdin);
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
@@ -49,6 +52,7 @@ describe('reconstruct synth', () => {
     expect(stderr).toBe(`rendered 4 resource(s) into ${out}/\n`);
     expect(code).toBe(0);
     expect(readdirSync(out).sort()).toEqual([
+      '.reconstruct-rendered',
       'balancer.balancer-sample.yaml',
       'databasemanager.example-mysql.yaml',
       'memcached.memcached-sample.yaml',
@@ -74,7 +78,7 @@ describe('reconstruct synth', () => {
     writeFileSync(join(input, 'a-good.yaml'), readFileSync(join(SAMPLES, 'memcached.yaml')));
     writeFileSync(
       join(input, 'b-mixed.yaml'),
-      `${BAD_BALANCER}---\napiVersion: example.com/v1\nkind: Unknown\nmetadata: {name: what}\n---\n${readFileSync(join(SAMPLES, 'balancer.yaml'), 'utf8')}`,
+      `${BAD_BALANCER}---\napiVersion: exposer.hliangzhao.io/v1alpha1\nkind: Balancr\nmetadata: {name: what}\n---\n${readFileSync(join(SAMPLES, 'balancer.yaml'), 'utf8')}`,
     );
     writeFileSync(join(input, 'c-broken.yaml'), 'apiVersion: v1\nkind: [\n');
     const out = join(dir, 'out');
@@ -87,7 +91,7 @@ describe('reconstruct synth', () => {
     expect(
       lines.some((l) =>
         l.startsWith(
-          `${join(input, 'b-mixed.yaml')}: Unknown/what: kind: unknown kind example.com/v1 Unknown`,
+          `${join(input, 'b-mixed.yaml')}: Balancr/what: kind: unknown kind exposer.hliangzhao.io/v1alpha1 Balancr`,
         ),
       ),
     ).toBe(true);
@@ -96,6 +100,7 @@ describe('reconstruct synth', () => {
     ).toBe(true);
     // The good resources, before and after the bad ones, are still rendered.
     expect(readdirSync(out).sort()).toEqual([
+      '.reconstruct-rendered',
       'shop.balancer.balancer-sample.yaml',
       'shop.memcached.memcached-sample.yaml',
     ]);
@@ -177,5 +182,76 @@ describe('cdk8s synth (cdk8s.yaml)', () => {
     ).compilerOptions.outDir;
     expect(join(ROOT, config.output)).not.toBe(join(ROOT, outDir));
     expect(join(ROOT, outDir).startsWith(join(ROOT, config.output) + '/')).toBe(false);
+  });
+});
+
+describe('reconstruct synth in a pipeline', () => {
+  const CONFIG_MAP =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\ndata: {mode: "on"}\n';
+  const memcached = readFileSync(join(SAMPLES, 'memcached.yaml'), 'utf8');
+  const kindsAndNames = (stdout: string) =>
+    parseAllDocuments(stdout).map((d) => {
+      const o = d.toJS() as { kind: string; metadata: { name: string } };
+      return `${o.kind}/${o.metadata.name}`;
+    });
+
+  it('reads - from standard input, and passes other manifests through unchanged and in order', async () => {
+    const { code, stdout, stderr } = await run(['-', '-o', '-'], `${CONFIG_MAP}---\n${memcached}`);
+    expect([code, stderr]).toEqual([0, '']);
+    expect(kindsAndNames(stdout)).toEqual([
+      'ConfigMap/settings',
+      'Deployment/memcached-sample',
+      'Service/memcached-sample',
+    ]);
+    expect(parseAllDocuments(stdout)[0].toJS()).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings', namespace: 'shop' },
+      data: { mode: 'on' },
+    });
+    expect(stdout).toContain('# Source: <stdin> ConfigMap/settings');
+  });
+
+  it('with --unknown error, reports them instead; a bad --unknown is a usage error', async () => {
+    const refused = await run(['-', '-o', '-', '--unknown', 'error'], CONFIG_MAP);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('<stdin>: ConfigMap/shop/settings: kind: unknown kind v1 ConfigMap');
+    expect((await run(['-', '--unknown', 'maybe'], CONFIG_MAP)).code).toBe(2);
+  });
+
+  it('re-rendering into a folder removes what the earlier render wrote and no longer writes, and nothing else', async () => {
+    const input = join(dir, 'in.yaml');
+    const out = join(dir, 'out');
+    writeFileSync(input, `${CONFIG_MAP}---\n${memcached}`);
+    expect((await run([input, '-o', out])).stderr).toBe(
+      `rendered 1 resource(s) and passed 1 document(s) through into ${out}/\n`,
+    );
+    writeFileSync(join(out, 'kustomization.yaml'), 'resources: []\n'); // the user's own file
+    expect(readdirSync(out).sort()).toEqual([
+      '.reconstruct-rendered',
+      'kustomization.yaml',
+      'memcached.memcached-sample.yaml',
+      'shop.configmap.settings.yaml',
+    ]);
+
+    writeFileSync(input, memcached.replace('memcached-sample', 'renamed'));
+    const { code, stderr } = await run([input, '-o', out]);
+    expect(code).toBe(0);
+    expect(stderr).toBe(`rendered 1 resource(s) into ${out}/, removed 2 file(s) of an earlier render\n`);
+    expect(readdirSync(out).sort()).toEqual([
+      '.reconstruct-rendered',
+      'kustomization.yaml',
+      'memcached.renamed.yaml',
+    ]);
+    expect(readFileSync(join(out, '.reconstruct-rendered'), 'utf8')).toBe('memcached.renamed.yaml\n');
+  });
+
+  it('reports two outputs that would be written to the same file, and writes the first', async () => {
+    const { code, stderr } = await run(['-', '-o', join(dir, 'out')], `${CONFIG_MAP}---\n${CONFIG_MAP}`);
+    expect(code).toBe(1);
+    expect(stderr).toContain('ConfigMap/shop/settings: ');
+    expect(stderr).toContain(
+      'shop.configmap.settings.yaml is also written for ConfigMap/shop/settings of <stdin>',
+    );
   });
 });
