@@ -9,6 +9,7 @@ Kubernetes operators written as cdk8s constructs.
 
 Commands:
   synth PATH...   render custom-resource YAML to plain Kubernetes manifests, offline
+  krm             the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
   controller      run the operator against a cluster
   install         render the manifests that install the operator into a cluster
   gen             write the CRD YAML and spec types derived from kind definitions
@@ -25,6 +26,10 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'synth':
       return synthCommand(rest);
+    case 'krm': {
+      const { krmCommand } = await import('./krm');
+      return krmCommand(rest);
+    }
     case 'install':
       return installCommand(rest, version);
     case 'version':

@@ -1,6 +1,8 @@
 /** One thing wrong with the input, located as precisely as we can: file, resource and field. */
 export interface Problem {
   readonly file: string;
+  /** 1-based position of the document in its file, when the problem is about one document. */
+  readonly document?: number;
   /** `KIND/NAME` (with `NAMESPACE/` before NAME when set), or a document number when unparseable. */
   readonly resource: string;
   /** Path in the resource, e.g. `spec.backends[0].weight`; absent when the problem is the whole document. */

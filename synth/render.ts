@@ -89,12 +89,17 @@ export function renderDocument(
   const { value, file } = doc;
   const problem = (field: string | undefined, message: string, of: unknown = value): Problem => ({
     file,
+    document: doc.index,
     resource: describe(of),
     ...(field ? { field } : {}),
     message,
   });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { problems: [{ file, resource: `document ${doc.index}`, message: 'not a Kubernetes object' }] };
+    return {
+      problems: [
+        { file, document: doc.index, resource: `document ${doc.index}`, message: 'not a Kubernetes object' },
+      ],
+    };
   }
   const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
   const definition: Kind | undefined = options.kinds.get(String(apiVersion), String(kind));
@@ -161,6 +166,7 @@ export function renderAll(documents: SourceDocument[], options: RenderOptions): 
     if (first) {
       problems.push({
         file: doc.file,
+        document: doc.index,
         resource: describe(result.rendered.resource),
         message: `duplicate of the resource in ${first}`,
       });
