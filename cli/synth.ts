@@ -3,7 +3,7 @@ import { builtinKinds } from '../constructs/builtin';
 import { formatProblem } from '../synth/problem';
 import { writeOutputDir } from '../synth/output-dir';
 import { readDocuments } from '../synth/read';
-import { objectsOf, renderAll, type PassedThrough, type Rendered } from '../synth/render';
+import { objectsOf, omittedMessage, renderAll, type PassedThrough, type Rendered } from '../synth/render';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
 export const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--unknown pass|error]
@@ -134,11 +134,8 @@ export async function synthCommand(
     }
   }
   for (const r of rendered) {
-    for (const { child, fields } of r.omitted) {
-      err.write(
-        `${r.file}: ${r.resource.kind}/${r.resource.metadata.name}: left out ${child}: the controller generates ` +
-          `${fields.join(', ')} when it creates it in the cluster; --include-generated renders one with a fresh value\n`,
-      );
+    for (const omitted of r.omitted) {
+      err.write(`${r.file}: ${r.resource.kind}/${r.resource.metadata.name}: ${omittedMessage(omitted)}\n`);
     }
   }
   for (const p of allProblems) err.write(`${formatProblem(p)}\n`);

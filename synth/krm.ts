@@ -8,7 +8,7 @@
 import { parse } from 'yaml';
 import type { KindRegistry, Manifest } from '../constructs/kit';
 import { formatProblem, type Problem } from './problem';
-import { objectsOf, renderAll } from './render';
+import { objectsOf, omittedMessage, renderAll } from './render';
 import type { SourceDocument } from './read';
 import { toYaml } from './yaml';
 
@@ -79,15 +79,27 @@ export function runKrmFunction(
     const path = PATH_ANNOTATIONS.map((a) => annotations[a]).find((p) => typeof p === 'string');
     return { file: path ?? `items[${i}]`, index: i + 1, value };
   });
-  const { outputs, problems } = renderAll(documents, {
+  const { rendered, outputs, problems } = renderAll(documents, {
     kinds: options.kinds,
     includeGenerated: options.includeGenerated,
   });
   const results = problems.map((p) => result(p, items));
+  // Children left out for their generated values: said, not failed (as `synth` says so on stderr).
+  for (const r of rendered) {
+    for (const omitted of r.omitted) {
+      const ref = resourceRef(r.resource);
+      results.push({
+        message: omittedMessage(omitted),
+        severity: 'info',
+        ...(ref ? { resourceRef: ref } : {}),
+      });
+    }
+  }
+  const failed = results.some((r) => r.severity === 'error');
   const out = {
     ...RESOURCE_LIST,
     items: outputs.flatMap(objectsOf),
     ...(results.length > 0 ? { results } : {}),
   };
-  return { output: toYaml(out), failed: results.length > 0, problems: problems.map(formatProblem) };
+  return { output: toYaml(out), failed, problems: problems.map(formatProblem) };
 }

@@ -54,6 +54,14 @@ export interface RenderOptions {
   readonly includeGenerated?: boolean;
 }
 
+/** What to tell the user about a child left out for its generated values. */
+export function omittedMessage({ child, fields }: Rendered['omitted'][number]): string {
+  return (
+    `left out ${child}: the controller generates ${fields.join(', ')} when it creates it in the cluster; ` +
+    '--include-generated renders one with a fresh value'
+  );
+}
+
 /** The children to write, and those left out for their generated values. */
 function offlineChildren(children: Manifest[], includeGenerated: boolean | undefined) {
   if (includeGenerated) return { children: children.map(withGeneratedValues), omitted: [] };

@@ -90,3 +90,25 @@ it('fails with one result for input that is not a ResourceList', () => {
   ]);
   expect(run('a: [').failed).toBe(true);
 });
+
+it('says which children it left out for their generated values, without failing', async () => {
+  const { policyDemoKind } = await import('../fixtures/kinds/policy-demo');
+  const demo = {
+    apiVersion: policyDemoKind.apiVersion,
+    kind: 'PolicyDemo',
+    metadata: { name: 'demo' },
+    spec: { token: true },
+  };
+  const { output, failed } = runKrmFunction(list([demo]), { kinds: new KindRegistry([policyDemoKind]) });
+  expect(failed).toBe(false);
+  const out = parse(output) as { items: unknown[]; results: KrmResult[] };
+  expect(out.items).toEqual([]);
+  expect(out.results).toEqual([
+    {
+      message:
+        'left out Secret demo-token: the controller generates /stringData/token when it creates it in the cluster; --include-generated renders one with a fresh value',
+      severity: 'info',
+      resourceRef: { apiVersion: 'policies.example.com/v1', kind: 'PolicyDemo', name: 'demo' },
+    },
+  ]);
+});
