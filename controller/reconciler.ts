@@ -119,6 +119,12 @@ export class Reconciler {
    * children. Most reconciles (a child's or a pod's status moved, a resync) then skip synthesis and hashing.
    */
   private readonly syntheses = new Map<string, Synthesis>();
+  /**
+   * By queue key, then child key: the uid of each child this controller created that its caches have not
+   * shown yet. A reconcile before the watch brings a new child applies it again (harmless, idempotent);
+   * the same uid coming back says it was not created a second time, so it is not announced twice.
+   */
+  private readonly unseen = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly view: ClusterView,
@@ -134,6 +140,7 @@ export class Reconciler {
     // Gone: the garbage collector removes the children through their ownerReferences.
     if (!resource) {
       this.syntheses.delete(key);
+      this.unseen.delete(key);
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
@@ -220,31 +227,42 @@ export class Reconciler {
           waiting.push(`${child.kind} ${childName} waits for ${blocker.message}`);
           return;
         }
+        const childKey = objectKey(type, ns, childName);
+        if (live) this.unseen.get(key)?.delete(childKey);
         if (policy.createOnly && live) return; // Never updated.
         const why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
         if (!why) return;
+        let written: Pick<Manifest, 'metadata'> | undefined;
         try {
           if (policy.createOnly) {
-            const made = await this.writer.create(type, ns, withGeneratedValues(child)).then(
-              () => true,
+            written = await this.writer.create(type, ns, withGeneratedValues(child)).then(
+              (made) => made as Manifest,
               (err: unknown) => {
                 // Made meanwhile (our cache lags our own write): it stays as it is, generated values and all.
-                if (err instanceof ApiError && err.status === 409) return false;
+                if (err instanceof ApiError && err.status === 409) return undefined;
                 throw err;
               },
             );
-            if (!made) return;
+            if (!written) return;
           } else if (!live && intent.initial) {
             // Created with the ignored fields, which a second manager of ours then holds: the next applies
             // leave them out, and they stay until their new owner changes them (server-side apply's hand-over).
-            await this.writer.apply(type, intent.createBody);
+            written = await this.writer.apply(type, intent.createBody);
             await this.writer.apply(type, intent.initial, `${this.writer.fieldManager}-initial`);
           } else {
-            await this.writer.apply(type, intent.applied);
+            written = await this.writer.apply(type, intent.applied);
           }
         } catch (err) {
           failures.push(`apply ${child.kind} ${childName}: ${String(err)}`);
           return;
+        }
+        if (!live) {
+          const uid = written?.metadata?.uid ?? '';
+          const unseen = this.unseen.get(key) ?? new Map<string, string>();
+          const again = uid !== '' && unseen.get(childKey) === uid;
+          unseen.set(childKey, uid);
+          this.unseen.set(key, unseen);
+          if (again) return; // Applied again before the cache showed it: not a new child.
         }
         // A changed child is logged with what differed; new ones below, in one line per reconcile (a burst
         // of new resources logs one line each, not one per child).

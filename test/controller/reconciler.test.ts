@@ -60,6 +60,36 @@ describe('a new resource', () => {
   });
 });
 
+describe('a reconcile before the watch shows the new children', () => {
+  it('applies them again (idempotent) but announces them once', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
+    const reconciler = cluster.reconciler();
+    await reconciler.reconcile(memcachedKind, NS, 'cache');
+    // The caches lag: they show neither child yet.
+    const get = cluster.get.bind(cluster);
+    const exists = cluster.exists.bind(cluster);
+    cluster.get = (type, ns, name) => (type.plural === 'memcacheds' ? get(type, ns, name) : undefined);
+    cluster.exists = () => false;
+    writes();
+    await reconciler.reconcile(memcachedKind, NS, 'cache');
+    expect(
+      writes()
+        .filter((w) => w.startsWith('apply'))
+        .sort(),
+    ).toEqual(['apply Deployment/cache', 'apply Service/cache']);
+    expect(cluster.events.filter((e) => e.reason === 'Created')).toHaveLength(1);
+    // Deleted meanwhile and made anew (another uid): that one is announced.
+    cluster.get = get;
+    cluster.exists = exists;
+    cluster.remove(SERVICE, NS, 'cache');
+    await reconciler.reconcile(memcachedKind, NS, 'cache');
+    expect(cluster.events.filter((e) => e.reason === 'Created').map((e) => e.message)).toEqual([
+      'Created Deployment cache, Service cache',
+      'Created Service cache',
+    ]);
+  });
+});
+
 describe('a converged resource', () => {
   it('sends no write at all, however often it is reconciled', async () => {
     cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
