@@ -17,7 +17,19 @@ export const balancerSchema: KindSchema = {
           type: 'object',
           required: ['name', 'port'],
           properties: {
-            name: { type: 'string', minLength: 1, maxLength: 15, pattern: DNS_LABEL },
+            name: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 15,
+              pattern: DNS_LABEL,
+              description: 'An IANA service name, as a container port name must be: it names the proxy port.',
+              'x-kubernetes-validations': [
+                {
+                  rule: "self.matches('[a-z]') && !self.contains('--')",
+                  message: 'must contain at least one letter (a-z) and no "--" (an IANA service name)',
+                },
+              ],
+            },
             protocol: { type: 'string', enum: ['TCP', 'UDP'], default: 'TCP' },
             port: { type: 'integer', format: 'int32', minimum: 1, maximum: 65535 },
             targetPort: intOrString('Port of the backend pods. Defaults to `port`.'),

@@ -8,6 +8,9 @@ export interface BalancerSpec {
    * @maxItems 32
    */
   ports: {
+    /**
+     * An IANA service name, as a container port name must be: it names the proxy port.
+     */
     name: string;
     /**
      * @default "TCP"
@@ -58,6 +61,9 @@ export interface BalancerSpecWithDefaults {
    * @maxItems 32
    */
   ports: {
+    /**
+     * An IANA service name, as a container port name must be: it names the proxy port.
+     */
     name: string;
     /**
      * @default "TCP"

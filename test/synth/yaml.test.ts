@@ -1,5 +1,6 @@
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { toYaml, toYamlStream } from '../../synth/yaml';
+import { LOOKALIKES } from '../support/lookalikes';
 import { mulberry32 } from '../support/random';
 
 /** What a YAML 1.1 reader and a YAML 1.2 reader make of `text`. */
@@ -17,17 +18,6 @@ function roundTrips(value: unknown, text: string): boolean {
     return false; // e.g. a plain `<<` key is a YAML 1.1 merge of a non-map
   }
 }
-
-const LOOKALIKES = [
-  ...['yes', 'Yes', 'YES', 'no', 'on', 'On', 'off', 'Off', 'y', 'Y', 'n', 'N', 'true', 'TRUE', 'False'],
-  ...['~', 'null', 'Null', 'NULL', '.inf', '-.inf', '.NaN', '0755', '0o755', '0x1F', '0b101', '-0b1'],
-  ...['1_000', '+12', '-0', '3', '3.0', '.5', '1e3', '1.5e-3', 'e3', '1:20', '190:20:30', '1:20.5'],
-  ...['2001-12-14', '2001-12-14t21:59:43.10-05:00', '2001-12-14 21:59:43.10 -5', '=', '<<', ''],
-  ...[' ', ' leading', 'trailing ', '#comment', 'a #b', '- item', '-', '?', '? x', 'key: value', 'a:'],
-  ...[':', '@x', '`x', '%x', '!tag', '&anchor', '*alias', '|', '>', "'", '"', '{a}', '[a]', 'a, b'],
-  ...['---', '...', 'tab\tinside', '\tx', 'multi\nline', 'trailing newline\n', ' \n', '\n\n', '\ta\nb'],
-  ...['line\u2028separator', 'next\u0085line', '\ufeffbom', 'del\x7f', 'bell\x07'],
-];
 
 describe('toYaml', () => {
   it('GIVEN plain stringify WHEN a YAML 1.1 reader reads `yes` back THEN it gets a boolean (the problem)', () => {

@@ -1,0 +1,71 @@
+/**
+ * Every string field of a kind's spec, from its CRD schema, and resources with a given string in one of
+ * them: for the tests that push YAML look-alike strings through every field a user can write.
+ */
+import type { CustomResource, JSONSchemaProps, Kind } from '../../constructs';
+
+/** A path into a spec: property names, `0` for a list's first item, or a map key. */
+export interface StringField {
+  readonly path: readonly (string | number)[];
+  /** A map's key rather than a value (labels, pages). */
+  readonly key?: boolean;
+}
+
+const MAP_KEY = 'lookalike-key';
+
+/** The string fields of `schema` (a spec's), depth first. */
+export function stringFields(schema: JSONSchemaProps, path: (string | number)[] = []): StringField[] {
+  if (schema.type === 'string' && !schema.enum) return [{ path }];
+  if (schema.type === 'array' && schema.items && !Array.isArray(schema.items)) {
+    return stringFields(schema.items, [...path, 0]);
+  }
+  if (schema.type !== 'object') return [];
+  const out = Object.entries(schema.properties ?? {}).flatMap(([name, sub]) =>
+    stringFields(sub, [...path, name]),
+  );
+  const values = schema.additionalProperties;
+  if (values && typeof values === 'object') {
+    out.push({ path: [...path, MAP_KEY], key: true });
+    out.push(...stringFields(values, [...path, MAP_KEY]));
+  }
+  return out;
+}
+
+/** The spec schema of a kind's CRD. */
+export function specSchema(kind: Kind): JSONSchemaProps {
+  return kind.crd.spec.versions[0].schema?.openAPIV3Schema?.properties?.spec ?? {};
+}
+
+type Json = Record<string | number, unknown>;
+
+/**
+ * A copy of `resource` with `value` at `field` of its spec (objects and a one-item list made on the way
+ * when missing). For a map key, the key is `value` and its value is the map's first one, or `value`.
+ */
+export function withString<T>(
+  resource: CustomResource<T>,
+  field: StringField,
+  value: string,
+): CustomResource<T> {
+  const copy = structuredClone(resource) as unknown as { spec: Json };
+  copy.spec ??= {};
+  let node: Json = copy.spec;
+  const { path } = field;
+  for (let i = 0; i < path.length - 1; i++) {
+    const segment = path[i];
+    const next = path[i + 1];
+    if (node[segment] === undefined || node[segment] === null)
+      node[segment] = typeof next === 'number' ? [{}] : {};
+    node = node[segment] as Json;
+  }
+  const last = path[path.length - 1];
+  if (field.key) {
+    const first = Object.values(node).find((v) => typeof v === 'string');
+    node[value] = first ?? value;
+  } else if (last === MAP_KEY) {
+    node[Object.keys(node)[0] ?? MAP_KEY] = value;
+  } else {
+    node[last] = value;
+  }
+  return copy as unknown as CustomResource<T>;
+}

@@ -1,0 +1,69 @@
+/**
+ * Every string field of every built-in kind, with every YAML look-alike string the schema accepts, through
+ * the renderer: the YAML it writes reads back, under YAML 1.1 and 1.2 rules, as exactly the objects it
+ * rendered. (string-fields.cluster.test.ts sends a sample of the same to the API server.)
+ */
+import { parseAllDocuments } from 'yaml';
+import { builtinKinds, type Kind } from '../../constructs';
+import { renderResources } from '../../synth/render';
+import { toYamlStream } from '../../synth/yaml';
+import { sample } from '../fixtures/resources';
+import { LOOKALIKES } from '../support/lookalikes';
+import { specSchema, stringFields, withString } from '../support/string-fields';
+
+const readBack = (text: string, version: '1.1' | '1.2') =>
+  parseAllDocuments(text, { version }).map((d) => d.toJS() as unknown);
+
+describe.each(builtinKinds.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, kind) => {
+  const fields = stringFields(specSchema(kind));
+
+  it('has string fields to test', () => {
+    expect(fields.length).toBeGreaterThan(0);
+  });
+
+  it('writes YAML that reads back as the rendered objects, for every accepted look-alike in every string field', () => {
+    const exercised = new Set<string>();
+    const failures: string[] = [];
+    for (const field of fields) {
+      for (const value of LOOKALIKES) {
+        const resource = withString(sample(kind), field, value);
+        const { manifests, problems } = renderResources([resource], { kinds: [kind] });
+        if (problems.length > 0 || manifests.length === 0) continue; // the schema or the construct refuses it
+        exercised.add(field.path.join('.'));
+        const text = toYamlStream(manifests);
+        const expected = JSON.parse(JSON.stringify(manifests)) as unknown;
+        for (const version of ['1.1', '1.2'] as const) {
+          if (JSON.stringify(readBack(text, version)) !== JSON.stringify(expected)) {
+            failures.push(`${field.path.join('.')} = ${JSON.stringify(value)} (YAML ${version})`);
+          }
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    // Not vacuous: most string fields took at least one look-alike.
+    expect(exercised.size).toBeGreaterThanOrEqual(Math.ceil(fields.length / 2));
+  });
+});
+
+describe('strings a child would be refused for are refused at the resource (found by string-fields.cluster.test.ts)', () => {
+  it.each([
+    ['Balancer', 'ports', 0, 'name', '0755', 'spec.ports[0].name', 'must contain at least one letter (a-z)'],
+    ['Balancer', 'ports', 0, 'name', 'a--b', 'spec.ports[0].name', 'no "--"'],
+    [
+      'DatabaseManager',
+      'rootPasswordSecret',
+      undefined,
+      'name',
+      '1_000',
+      'spec.rootPasswordSecret.name',
+      'should match',
+    ],
+  ] as const)('%s %s: %s', (kindName, parent, index, name, value, field, message) => {
+    const kind = builtinKinds.find((k) => k.kind === kindName)!;
+    const path = index === undefined ? [parent, name] : [parent, index, name];
+    const { problems } = renderResources([withString(sample(kind), { path }, value)], { kinds: [kind] });
+    expect(problems).toEqual([
+      expect.objectContaining({ field, message: expect.stringContaining(message) as string }),
+    ]);
+  });
+});
