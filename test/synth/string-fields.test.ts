@@ -9,7 +9,25 @@ import { renderResources } from '../../synth/render';
 import { toYamlStream } from '../../synth/yaml';
 import { sample } from '../fixtures/resources';
 import { LOOKALIKES } from '../support/lookalikes';
+import { mulberry32 } from '../support/random';
 import { specSchema, stringFields, withString } from '../support/string-fields';
+
+/**
+ * Random strings (seeded) from the characters that make YAML interesting, beside the fixed look-alikes,
+ * and some that a DNS-label pattern lets through (so that patterned fields get random values too).
+ */
+function randomStrings(seed: number, count: number): string[] {
+  const next = mulberry32(seed);
+  const pick = (alphabet: string, length: number) =>
+    Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+  const wild = 'yesnoYN01289eE:.-_#@ \t\n\'"{}[],&*!|>%~+x';
+  return Array.from({ length: count }, (_, i) =>
+    i % 2 === 0
+      ? pick(wild, 1 + Math.floor(next() * 8))
+      : `${pick('0123456789', 1)}${pick('0123456789e', 1 + Math.floor(next() * 4))}`,
+  );
+}
+const VALUES = [...LOOKALIKES, ...randomStrings(13, 100)];
 
 const readBack = (text: string, version: '1.1' | '1.2') =>
   parseAllDocuments(text, { version }).map((d) => d.toJS() as unknown);
@@ -21,11 +39,11 @@ describe.each(builtinKinds.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, 
     expect(fields.length).toBeGreaterThan(0);
   });
 
-  it('writes YAML that reads back as the rendered objects, for every accepted look-alike in every string field', () => {
+  it('writes YAML that reads back as the rendered objects, for every accepted look-alike and random string in every string field', () => {
     const exercised = new Set<string>();
     const failures: string[] = [];
     for (const field of fields) {
-      for (const value of LOOKALIKES) {
+      for (const value of VALUES) {
         const resource = withString(sample(kind), field, value);
         const { manifests, problems } = renderResources([resource], { kinds: [kind] });
         if (problems.length > 0 || manifests.length === 0) continue; // the schema or the construct refuses it
@@ -47,20 +65,23 @@ describe.each(builtinKinds.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, 
 
 describe('strings a child would be refused for are refused at the resource (found by string-fields.cluster.test.ts)', () => {
   it.each([
-    ['Balancer', 'ports', 0, 'name', '0755', 'spec.ports[0].name', 'must contain at least one letter (a-z)'],
-    ['Balancer', 'ports', 0, 'name', 'a--b', 'spec.ports[0].name', 'no "--"'],
+    [
+      'Balancer',
+      'spec.ports[0].name',
+      '0755',
+      ['ports', 0, 'name'],
+      'must contain at least one letter (a-z)',
+    ],
+    ['Balancer', 'spec.ports[0].name', 'a--b', ['ports', 0, 'name'], 'no "--"'],
     [
       'DatabaseManager',
-      'rootPasswordSecret',
-      undefined,
-      'name',
-      '1_000',
       'spec.rootPasswordSecret.name',
+      '1_000',
+      ['rootPasswordSecret', 'name'],
       'should match',
     ],
-  ] as const)('%s %s: %s', (kindName, parent, index, name, value, field, message) => {
+  ] as const)('%s: %s = %s', (kindName, field, value, path, message) => {
     const kind = builtinKinds.find((k) => k.kind === kindName)!;
-    const path = index === undefined ? [parent, name] : [parent, index, name];
     const { problems } = renderResources([withString(sample(kind), { path }, value)], { kinds: [kind] });
     expect(problems).toEqual([
       expect.objectContaining({ field, message: expect.stringContaining(message) as string }),
