@@ -19,6 +19,7 @@ import {
   readKubeconfig,
   refreshing,
 } from './kubeconfig';
+import type { Transport } from './transport';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
@@ -155,23 +156,6 @@ export interface ClientOptions {
   /** Default: `reconstruct`. */
   userAgent?: string;
   /** Concurrent connections for ordinary requests (watches have their own pool). Default: 32. */
-  maxSockets?: number;
-}
-
-/** The kubeconfig's server, TLS material and credentials, as createClient needs them. */
-export interface Transport {
-  /** Base URL, e.g. https://127.0.0.1:6443 (a path prefix is kept). */
-  server: string;
-  /** TLS options for the agents (ca, cert, key, rejectUnauthorized, servername). */
-  tls?: https.AgentOptions;
-  /**
-   * Resolves the headers that authenticate a request (Authorization, Impersonate-User) and,
-   * when credentials rotate, fresh TLS material. Called often: cache inside.
-   */
-  credentials?: (
-    forceRefresh: boolean,
-  ) => Promise<{ headers: Record<string, string | string[]>; tls?: https.AgentOptions }>;
-  userAgent?: string;
   maxSockets?: number;
 }
 

@@ -16,7 +16,7 @@ import type * as https from 'node:https';
 import { isIPv6 } from 'node:net';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import type { Transport } from './client';
+import type { Transport } from './transport';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
