@@ -3,7 +3,15 @@ import { builtinKinds } from '../constructs/builtin';
 import { formatProblem } from '../synth/problem';
 import { writeOutputDir } from '../synth/output-dir';
 import { readDocuments } from '../synth/read';
-import { objectsOf, omittedMessage, renderAll, type PassedThrough, type Rendered } from '../synth/render';
+import {
+  describe,
+  isPassed,
+  objectsOf,
+  omittedMessage,
+  renderAll,
+  type PassedThrough,
+  type Rendered,
+} from '../synth/render';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
 export const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--unknown pass|error]
@@ -38,7 +46,7 @@ and the valid ones are still rendered. The exit status is 0 when everything rend
 anything failed, 2 for a usage error.
 `;
 
-const sourceOf = (o: Rendered | PassedThrough) => ('object' in o ? o.object : o.resource);
+const sourceOf = (o: Rendered | PassedThrough) => (isPassed(o) ? o.object : o.resource);
 
 /**
  * The file an output is written to: `<kind>.<name>.yaml`, prefixed by the namespace, of the resource (for
@@ -106,8 +114,7 @@ export async function synthCommand(
     const from = new Map<string, string>();
     for (const o of outputs) {
       const name = outputFileName(o);
-      const { kind, metadata } = sourceOf(o);
-      const what = `${kind}/${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name}`;
+      const what = describe(sourceOf(o));
       if (files.has(name)) {
         allProblems.push({
           file: o.file,

@@ -196,7 +196,8 @@ export class Reconciler {
       desired.map(async (intent) => {
         const { child, type, policy } = intent;
         const { namespace: ns, name: childName } = child.metadata;
-        wanted.add(objectKey(type, ns, childName));
+        const childKey = objectKey(type, ns, childName);
+        wanted.add(childKey);
         // The child caches hold only what carries our managed-by label. A name they lack but that exists
         // is someone else's object (or ours, not seen yet): one read settles it before a forced apply could
         // take it over. A name that exists nowhere needs no read, unless a creation would reset what
@@ -227,7 +228,6 @@ export class Reconciler {
           waiting.push(`${child.kind} ${childName} waits for ${blocker.message}`);
           return;
         }
-        const childKey = objectKey(type, ns, childName);
         if (live) this.unseen.get(key)?.delete(childKey);
         if (policy.createOnly && live) return; // Never updated.
         const why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);

@@ -77,6 +77,7 @@ export function runKrmFunction(
   const documents: SourceDocument[] = items.map((value, i) => {
     const annotations = (value as Partial<Item> | null)?.metadata?.annotations ?? {};
     const path = PATH_ANNOTATIONS.map((a) => annotations[a]).find((p) => typeof p === 'string');
+    // index: the position among the items (not in the file), which result() maps problems back through.
     return { file: path ?? `items[${i}]`, index: i + 1, value };
   });
   const { rendered, outputs, problems } = renderAll(documents, {

@@ -24,7 +24,14 @@ export interface Rendered {
    * Children left out because the controller generates values of theirs when it creates them (a
    * create-only Secret's password), unless `includeGenerated` asked for them: what to tell the user.
    */
-  readonly omitted: readonly { readonly child: string; readonly fields: readonly string[] }[];
+  readonly omitted: readonly Omitted[];
+}
+
+/** A child left out of offline output, and the JSON pointers of the values the controller generates. */
+export interface Omitted {
+  /** `<Kind> <name>`. */
+  readonly child: string;
+  readonly fields: readonly string[];
 }
 
 /** A document that is not a resource of a kind being rendered: written out as it came in. */
@@ -55,7 +62,7 @@ export interface RenderOptions {
 }
 
 /** What to tell the user about a child left out for its generated values. */
-export function omittedMessage({ child, fields }: Rendered['omitted'][number]): string {
+export function omittedMessage({ child, fields }: Omitted): string {
   return (
     `left out ${child}: the controller generates ${fields.join(', ')} when it creates it in the cluster; ` +
     '--include-generated renders one with a fresh value'
@@ -66,7 +73,7 @@ export function omittedMessage({ child, fields }: Rendered['omitted'][number]): 
 function offlineChildren(children: Manifest[], includeGenerated: boolean | undefined) {
   if (includeGenerated) return { children: children.map(withGeneratedValues), omitted: [] };
   const kept: Manifest[] = [];
-  const omitted: Rendered['omitted'][number][] = [];
+  const omitted: Omitted[] = [];
   for (const child of children) {
     const fields = generatedFields(child);
     if (fields.length === 0) kept.push(child);
@@ -112,11 +119,11 @@ export function renderDocument(
   const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
   const definition: Kind | undefined = options.kinds.get(String(apiVersion), String(kind));
   if (!definition) {
-    const known = options.kinds.describe();
     const ours = options.kinds.kinds.some((k) => groupOf(k) === groupOf(String(apiVersion)));
     if (options.unknown !== 'error' && !ours && typeof apiVersion === 'string' && typeof kind === 'string') {
       return { passed: { file, index: doc.index, object: value as Manifest }, problems: [] };
     }
+    const known = options.kinds.describe();
     return {
       problems: [problem('kind', `unknown kind ${String(apiVersion)} ${String(kind)} (known: ${known})`)],
     };
@@ -145,29 +152,27 @@ export function renderDocument(
   }
 }
 
-/** What renderAll gives: the rendered resources, the documents passed through, both in input order. */
+/** What renderAll gives: the rendered resources, and with them the documents passed through. */
 export interface RenderAllResult {
   readonly rendered: Rendered[];
-  readonly passed: PassedThrough[];
   /** Every rendered resource and passed document, in input order: what the output holds. */
   readonly outputs: (Rendered | PassedThrough)[];
   readonly problems: Problem[];
 }
 
+/** Whether an output entry is a document passed through (else a rendered resource). */
+export const isPassed = (output: Rendered | PassedThrough): output is PassedThrough => 'object' in output;
+
 /** Renders every document, reporting the second of two resources with the same kind, namespace and name. */
 export function renderAll(documents: SourceDocument[], options: RenderOptions): RenderAllResult {
   const rendered: Rendered[] = [];
-  const passed: PassedThrough[] = [];
   const outputs: (Rendered | PassedThrough)[] = [];
   const problems: Problem[] = [];
   const seen = new Map<string, string>();
   for (const doc of documents) {
     const result = renderDocument(doc, options);
     problems.push(...result.problems);
-    if (result.passed) {
-      passed.push(result.passed);
-      outputs.push(result.passed);
-    }
+    if (result.passed) outputs.push(result.passed);
     if (!result.rendered) continue;
     const key = `${result.rendered.resource.apiVersion} ${describe(result.rendered.resource)}`;
     const first = seen.get(key);
@@ -184,12 +189,12 @@ export function renderAll(documents: SourceDocument[], options: RenderOptions): 
     rendered.push(result.rendered);
     outputs.push(result.rendered);
   }
-  return { rendered, passed, outputs, problems };
+  return { rendered, outputs, problems };
 }
 
 /** The objects of an output entry: a resource's children, or the passed-through document. */
 export function objectsOf(output: Rendered | PassedThrough): Manifest[] {
-  return 'object' in output ? [output.object] : output.children;
+  return isPassed(output) ? [output.object] : output.children;
 }
 
 /** What `renderResources` returns: the children of every valid resource, and what was wrong with the rest. */
@@ -210,12 +215,10 @@ export interface RenderResult {
  */
 export function renderResources(
   input: string | readonly unknown[],
-  options: {
-    kinds: KindRegistry | readonly Kind[];
-    namespace?: string;
-    source?: string;
-    includeGenerated?: boolean;
-    unknown?: 'pass' | 'error';
+  options: Omit<RenderOptions, 'kinds'> & {
+    readonly kinds: KindRegistry | readonly Kind[];
+    /** How problems name the input. Default: `<input>`. */
+    readonly source?: string;
   },
 ): RenderResult {
   const file = options.source ?? '<input>';
@@ -224,11 +227,11 @@ export function renderResources(
     typeof input === 'string'
       ? parseDocuments(file, input)
       : { documents: input.map((value, i) => ({ file, index: i + 1, value })), problems: [] };
-  const { rendered, passed, outputs, problems } = renderAll(documents, { ...options, kinds });
+  const { rendered, outputs, problems } = renderAll(documents, { ...options, kinds });
   return {
     manifests: outputs.flatMap(objectsOf),
     rendered,
-    passed,
+    passed: outputs.filter(isPassed),
     problems: [...readProblems, ...problems],
   };
 }

@@ -224,7 +224,8 @@ export function policyOf(child: Pick<Manifest, 'kind' | 'metadata'>): ParsedChil
 
 /**
  * Checks the policies of one resource's children together: every child waited for is a sibling, no
- * child waits for itself through others, and every field path reaches its field through objects. Throws naming the child (a construct's mistake, not the user's).
+ * child waits for itself through others, and every field path reaches its field through objects.
+ * Throws naming the child (a construct's mistake, not the user's).
  */
 export function checkPolicies(children: readonly Manifest[]): void {
   const waits = new Map<string, string[]>();
@@ -232,8 +233,7 @@ export function checkPolicies(children: readonly Manifest[]): void {
     const { waitFor, ignoreFields, generate } = policyOf(child);
     // A path must reach its field through objects, in the object as rendered.
     try {
-      withoutFields(child, ignoreFields);
-      for (const { path } of generate) walkObjects(child, path);
+      for (const path of [...ignoreFields, ...generate.map((g) => g.path)]) walkObjects(child, path);
     } catch (err) {
       throw new Error(`${child.kind} ${child.metadata.name}: ${(err as Error).message}`);
     }
@@ -347,15 +347,10 @@ export function onlyFields(child: Manifest, paths: readonly (readonly string[])[
   };
   let any = false;
   for (const path of paths) {
-    let value: unknown = child;
-    for (const segment of path) value = isObject(value) ? value[segment] : undefined;
-    if (value === undefined) continue;
-    let node = out;
-    for (const segment of path.slice(0, -1)) {
-      if (!isObject(node[segment])) node[segment] = {};
-      node = node[segment] as JsonObject;
-    }
-    node[path[path.length - 1]] = structuredClone(value);
+    const field = path[path.length - 1];
+    const holder = walkObjects(child, path);
+    if (holder?.[field] === undefined) continue;
+    walkObjects(out, path, true)[field] = structuredClone(holder[field]);
     any = true;
   }
   return any ? (out as Manifest) : undefined;
