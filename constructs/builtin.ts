@@ -3,6 +3,13 @@ import { balancerKind } from './balancer';
 import { databaseManagerKind } from './database-manager';
 import type { Kind } from './kit';
 import { memcachedKind } from './memcached';
+import { mysqlClusterKind } from './mysql-cluster';
 import { nodePoolKind } from './node-pool';
 
-export const builtinKinds: readonly Kind[] = [memcachedKind, nodePoolKind, databaseManagerKind, balancerKind];
+export const builtinKinds: readonly Kind[] = [
+  memcachedKind,
+  nodePoolKind,
+  databaseManagerKind,
+  balancerKind,
+  mysqlClusterKind,
+];

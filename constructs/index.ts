@@ -4,4 +4,5 @@ export * from './balancer';
 export * from './builtin';
 export * from './database-manager';
 export * from './memcached';
+export * from './mysql-cluster';
 export * from './node-pool';

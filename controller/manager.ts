@@ -10,6 +10,8 @@ import {
   LABEL_PART_OF,
   MANAGER,
   applySetId,
+  isWriteOnly,
+  type ApiKind,
   type ClusterView,
   type Kind,
   type KindRegistry,
@@ -131,7 +133,8 @@ export class Manager implements ClusterView {
     }
     // Children are filtered by the managed-by label: memory grows with what we manage, not with the cluster.
     // Indexed by ApplySet, so that pruning looks at one resource's children, not the namespace's.
-    for (const type of kinds.kinds.flatMap((k) => k.children)) {
+    // Write-only kinds are never read: no cache, and no permission to list them.
+    for (const type of kinds.kinds.flatMap((k) => k.children).filter((t) => !isWriteOnly(t))) {
       add(type, { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}`, indexLabels: [LABEL_PART_OF] }, (obj) =>
         this.enqueueOwner(obj),
       );
@@ -145,7 +148,12 @@ export class Manager implements ClusterView {
           informers(
             type,
             { labelSelector: `${LABEL_MANAGED_BY}!=${MANAGER}`, metadataOnly: true, transform: nameOnly },
-            {},
+            // An object in a resource's way (ErrResourceExists) that goes, or changes (a user marks it for
+            // adoption): the resource it blocks is reconciled now, not at the next resync.
+            {
+              onUpdate: (_before, obj) => this.unblock(type, obj),
+              onDelete: (obj) => this.unblock(type, obj),
+            },
           ),
         );
       }
@@ -203,6 +211,16 @@ export class Manager implements ClusterView {
         metadata: { name, namespace },
       };
       if (applySetId(parent) === partOf) enqueue(definition, name);
+    }
+  }
+
+  private unblock(type: ApiKind, obj: KubeObject): void {
+    for (const { definition, namespace, name } of this.reconciler.blockedBy(
+      type,
+      obj.metadata.namespace,
+      obj.metadata.name,
+    )) {
+      this.queue.add(queueKey(definition, namespace, name));
     }
   }
 

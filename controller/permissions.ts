@@ -2,7 +2,7 @@
  * The RBAC rules the controller needs, derived from the kinds it runs: their resources, children, extra
  * watches and syncs. The install manifests grant exactly what the kinds use, and no wildcards.
  */
-import { EVENT, groupOf, type Kind } from '../constructs/kit';
+import { EVENT, groupOf, isWriteOnly, type Kind } from '../constructs/kit';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -28,7 +28,10 @@ export function clusterRules(kinds: readonly Kind[]): PolicyRule[] {
     grant(group, kind.plural, [...READ, 'patch']);
     grant(group, `${kind.plural}/status`, ['get', 'patch']);
     grant(group, `${kind.plural}/finalizers`, ['update']);
-    for (const child of kind.children) grant(groupOf(child), child.plural, [...READ, ...WRITE]);
+    // A write-only kind: created, and deleted by uid when no longer wanted; never read.
+    for (const child of kind.children) {
+      grant(groupOf(child), child.plural, isWriteOnly(child) ? ['create', 'delete'] : [...READ, ...WRITE]);
+    }
     for (const watch of kind.watches) grant(groupOf(watch.type), watch.type.plural, READ);
     // A sync patches what the kind watches (NodePool's nodes).
     if (kind.sync) {

@@ -15,6 +15,7 @@ import {
   SpecError,
   applySetId,
   childReadiness,
+  isWriteOnly,
   synthesize,
   type ApiKind,
   type ClusterView,
@@ -44,6 +45,26 @@ export interface ReconcileResult {
 
 /** How long a resource that is not Ready yet waits for a check, should no event come. */
 const NOT_READY_RECHECK_MS = 60_000;
+/**
+ * How often a write-only child (never read, so never seen to go) is created again to learn whether it is
+ * still there: a 409 says it is. Also on the first reconcile after a start.
+ */
+const WRITE_ONLY_RECHECK_MS = 600_000;
+
+/** A resource, as the queue names it. */
+export interface BlockedResource {
+  readonly definition: Kind;
+  readonly namespace: string | undefined;
+  readonly name: string;
+}
+
+/** A child of a write-only kind the controller created, as `status.createdChildren` records it. */
+export interface CreatedChild {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+}
 
 type Condition = {
   type: string;
@@ -65,6 +86,16 @@ export function ownedBy(obj: KubeObject, uid: string | undefined): boolean {
       (obj.metadata.annotations?.[RETAIN_ANNOTATION] === 'true' &&
         obj.metadata.annotations[OWNER_UID_ANNOTATION] === uid))
   );
+}
+
+/** The write-only children the resource's status records, as a fresh list the reconcile may change. */
+function createdChildrenOf(resource: CustomResource): CreatedChild[] {
+  const records = (resource.status as { createdChildren?: CreatedChild[] } | undefined)?.createdChildren;
+  return Array.isArray(records) ? records.map((r) => ({ ...r })) : [];
+}
+
+function sameRecords(a: readonly CreatedChild[], b: readonly CreatedChild[]): boolean {
+  return a.length === b.length && a.every((r, i) => r.uid === b[i].uid && r.name === b[i].name);
 }
 
 function childType(definition: Kind, child: Manifest): ApiKind {
@@ -125,6 +156,16 @@ export class Reconciler {
    * the same uid coming back says it was not created a second time, so it is not announced twice.
    */
   private readonly unseen = new Map<string, Map<string, string>>();
+  /**
+   * By child key and uid: when a write-only child was last known to exist (created, or a creation refused
+   * as existing). Such a child is created again, to learn whether it is still there, at most this often.
+   */
+  private readonly writeOnlyChecked = new Map<string, number>();
+  /**
+   * By the key of an object that is not ours: the resources it blocks (ErrResourceExists), so that its
+   * deletion brings them back at once rather than at the next resync. Each reconcile restates its own.
+   */
+  private readonly blocking = new Map<string, Map<string, BlockedResource>>();
 
   constructor(
     private readonly view: ClusterView,
@@ -141,6 +182,10 @@ export class Reconciler {
     if (!resource) {
       this.syntheses.delete(key);
       this.unseen.delete(key);
+      this.block(key, []);
+      for (const checked of this.writeOnlyChecked.keys()) {
+        if (checked.startsWith(`${key}\u0000`)) this.writeOnlyChecked.delete(checked);
+      }
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
@@ -178,12 +223,12 @@ export class Reconciler {
       // Not retried: only a change to the resource can fix it, and that change brings it back.
       log.warn('cannot synthesize', { field: err.field, error: err.detail });
       this.events.emit(resource, 'Warning', 'InvalidSpec', err.message);
-      await this.writeStatus(
-        definition,
-        resource,
-        {},
-        { ready: false, reason: 'InvalidSpec', message: err.message },
-      );
+      const created = createdChildrenOf(resource);
+      await this.writeStatus(definition, resource, created.length > 0 ? { createdChildren: created } : {}, {
+        ready: false,
+        reason: 'InvalidSpec',
+        message: err.message,
+      });
       return {};
     }
 
@@ -192,12 +237,29 @@ export class Reconciler {
     const waiting: string[] = [];
     const wanted = new Set<string>();
     const changes = { Created: [] as string[], Updated: [] as string[] };
+    const created = createdChildrenOf(resource);
+    const blockers: string[] = [];
     await Promise.all(
       desired.map(async (intent) => {
         const { child, type, policy } = intent;
         const { namespace: ns, name: childName } = child.metadata;
         const childKey = objectKey(type, ns, childName);
         wanted.add(childKey);
+        if (isWriteOnly(type)) {
+          const blocker = this.blocker(intent, desired, namespace);
+          if (blocker) {
+            waiting.push(`${child.kind} ${childName} waits for ${blocker.message}`);
+            return;
+          }
+          try {
+            const outcome = await this.createWriteOnly(key, intent, created);
+            if (outcome === 'foreign') conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
+            if (outcome === 'created') changes.Created.push(`${child.kind} ${childName}`);
+          } catch (err) {
+            failures.push(`create ${child.kind} ${childName}: ${String(err)}`);
+          }
+          return;
+        }
         // The child caches hold only what carries our managed-by label. A name they lack but that exists
         // is someone else's object (or ours, not seen yet): one read settles it before a forced apply could
         // take it over. A name that exists nowhere needs no read, unless a creation would reset what
@@ -212,6 +274,7 @@ export class Reconciler {
           // Adopted when a user handed it over, or taken back when this resource let it go (retained).
           if (marks[ADOPT_ANNOTATION] !== 'true' && marks[RELEASED_FROM_ANNOTATION] !== metadata.uid) {
             conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
+            blockers.push(childKey);
             return;
           }
           try {
@@ -270,6 +333,7 @@ export class Reconciler {
         changes[live ? 'Updated' : 'Created'].push(`${child.kind} ${childName}`);
       }),
     );
+    this.block(key, blockers, { definition, namespace, name });
     changes.Created.sort();
     changes.Updated.sort();
     if (changes.Created.length > 0) log.info('created children', { children: changes.Created });
@@ -282,13 +346,18 @@ export class Reconciler {
 
     waiting.sort();
     if (waiting.length > 0) this.events.emit(resource, 'Normal', 'Waiting', waiting.join('; '));
-    if (failures.length === 0) await this.prune(definition, resource, wanted, log);
+    if (failures.length === 0) {
+      await this.prune(definition, resource, wanted, log);
+      await this.pruneWriteOnly(definition, resource, created, wanted, log);
+    }
     if (sync && failures.length === 0) await this.runSync(sync, resource, false, log);
 
     // Children just created come back as watch events within milliseconds, and the reconcile they bring
     // writes a status worth reading (how the Deployment progresses): one status write saved per resource.
+    const records = created.length > 0 ? { createdChildren: created } : {};
     if (
       changes.Created.length > 0 &&
+      sameRecords(created, createdChildrenOf(resource)) &&
       conflicts.length === 0 &&
       failures.length === 0 &&
       waiting.length === 0
@@ -296,7 +365,7 @@ export class Reconciler {
       return { requeueAfterMs: NOT_READY_RECHECK_MS };
     }
     const context = { resource, children: desired.map((d) => d.child), view: this.view };
-    const fields = definition.status(context);
+    const fields = { ...definition.status(context), ...records };
     let readiness: Readiness = definition.ready(context);
     if (waiting.length > 0) readiness = { ready: false, reason: 'Waiting', message: waiting.join('; ') };
     if (conflicts.length > 0) {
@@ -327,6 +396,102 @@ export class Reconciler {
     );
     if (generation !== undefined) this.syntheses.set(key, { uid, generation, intents });
     return intents;
+  }
+
+  /**
+   * The resources that an object, not ours, of this kind and name blocks: to reconcile again once it goes
+   * (or changes: a user may mark it for adoption).
+   */
+  blockedBy(
+    type: Pick<ApiKind, 'apiVersion' | 'kind'>,
+    namespace: string | undefined,
+    name: string,
+  ): BlockedResource[] {
+    return [...(this.blocking.get(objectKey(type, namespace, name))?.values() ?? [])];
+  }
+
+  /** Records that the resource of `key` is blocked by exactly the objects of `blockers` (child keys). */
+  private block(key: string, blockers: readonly string[], resource?: BlockedResource): void {
+    for (const [child, resources] of this.blocking) {
+      if (resources.delete(key) && resources.size === 0) this.blocking.delete(child);
+    }
+    if (!resource) return;
+    for (const child of blockers) {
+      const resources = this.blocking.get(child) ?? new Map<string, BlockedResource>();
+      resources.set(key, resource);
+      this.blocking.set(child, resources);
+    }
+  }
+
+  /**
+   * Creates a child of a write-only kind unless `created` records it and it was known to exist a short while
+   * ago; records a new one in `created` (the status keeps it). A name taken that `created` does not record
+   * is someone else's: 'foreign'.
+   */
+  private async createWriteOnly(
+    key: string,
+    { type, child }: Intent,
+    created: CreatedChild[],
+  ): Promise<'created' | 'kept' | 'foreign'> {
+    const { namespace: ns, name } = child.metadata;
+    const index = created.findIndex((c) => c.kind === child.kind && c.name === name);
+    const record = index >= 0 ? created[index] : undefined;
+    const checkedKey = `${key}\u0000${objectKey(type, ns, name)}\u0000${record?.uid ?? ''}`;
+    const now = this.now().getTime();
+    if (record && now - (this.writeOnlyChecked.get(checkedKey) ?? -Infinity) < WRITE_ONLY_RECHECK_MS) {
+      return 'kept';
+    }
+    let uid: string;
+    try {
+      const made = (await this.writer.create(type, ns, withGeneratedValues(child))) as Manifest;
+      uid = made.metadata?.uid ?? '';
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 409)) throw err;
+      if (!record) return 'foreign';
+      this.writeOnlyChecked.set(checkedKey, now);
+      return 'kept';
+    }
+    const entry = { apiVersion: child.apiVersion, kind: child.kind, name, uid };
+    if (record) created[index] = entry;
+    else created.push(entry);
+    created.sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
+    this.writeOnlyChecked.delete(checkedKey);
+    this.writeOnlyChecked.set(`${key}\u0000${objectKey(type, ns, name)}\u0000${uid}`, now);
+    return 'created';
+  }
+
+  /**
+   * Deletes the write-only children `created` records that the resource no longer wants: by uid, so that
+   * an object of the same name that is not the one it made stays. Drops their records from `created`.
+   */
+  private async pruneWriteOnly(
+    definition: Kind,
+    resource: CustomResource,
+    created: CreatedChild[],
+    wanted: Set<string>,
+    log: Logger,
+  ): Promise<void> {
+    const pruned: string[] = [];
+    for (const record of [...created]) {
+      const type = definition.children.find(
+        (c) => isWriteOnly(c) && c.apiVersion === record.apiVersion && c.kind === record.kind,
+      );
+      if (!type) continue; // The definition changed: kept, and recorded, until it lists the kind again.
+      const namespace = type.namespaced ? resource.metadata.namespace : undefined;
+      if (wanted.has(objectKey(type, namespace, record.name))) continue;
+      try {
+        await this.writer.delete(type, namespace, record.name, record.uid);
+        pruned.push(`${record.kind} ${record.name}`);
+        log.info('pruned child', { child: `${record.kind}/${record.name}` });
+      } catch (err) {
+        // Gone already, or replaced by an object that is not ours: either way no longer ours to track.
+        if (!(err instanceof ApiError && (err.status === 404 || err.status === 409))) throw err;
+      }
+      created.splice(created.indexOf(record), 1);
+    }
+    if (pruned.length > 0) {
+      this.events.emit(resource, 'Normal', 'Pruned', `Deleted ${pruned.sort().join(', ')}: no longer wanted`);
+    }
   }
 
   /** The first sibling this child waits for that is not ready, with why; undefined when it may go ahead. */
@@ -383,6 +548,7 @@ export class Reconciler {
     const retained: string[] = [];
     const uid = resource.metadata.uid;
     for (const type of definition.children) {
+      if (isWriteOnly(type)) continue; // Not cached: pruneWriteOnly goes by the status's records.
       const stale = this.view
         .list(type, type.namespaced ? namespace : undefined, { label: LABEL_PART_OF, value: partOf })
         .filter((obj) => ownedBy(obj, uid))

@@ -60,7 +60,10 @@ function toJsonSchema(schema: JSONSchemaProps, defaulted: boolean): Record<strin
     const required = [...new Set([...(schema.required ?? []), ...withDefault])];
     if (required.length > 0) out.required = required;
   }
-  if (schema.type === 'object' && schema.additionalProperties === undefined) out.additionalProperties = false;
+  if (schema.type === 'object' && schema.additionalProperties === undefined) {
+    // Kept as written (a core type passed through): any fields; otherwise only the declared ones.
+    out.additionalProperties = schema['x-kubernetes-preserve-unknown-fields'] === true;
+  }
   return { ...out, ...doc };
 }
 
@@ -74,9 +77,9 @@ async function renderTypes(kinds: readonly Kind[]): Promise<string> {
   for (const kind of kinds) {
     const root = kind.crd.spec.versions[0].schema.openAPIV3Schema.properties ?? {};
     const types: [string, JSONSchemaProps | undefined, boolean][] = [
-      [`${kind.kind}Spec`, root.spec, false],
-      [`${kind.kind}SpecWithDefaults`, root.spec, true],
-      [`${kind.kind}Status`, root.status, false],
+      [`${kind.typeName}Spec`, root.spec, false],
+      [`${kind.typeName}SpecWithDefaults`, root.spec, true],
+      [`${kind.typeName}Status`, root.status, false],
     ];
     for (const [name, schema, defaulted] of types) {
       if (!schema) continue;
@@ -88,7 +91,7 @@ async function renderTypes(kinds: readonly Kind[]): Promise<string> {
         strictIndexSignatures: false,
         ignoreMinAndMaxItems: true,
       });
-      if (defaulted) parts.push(`/** ${kind.kind}Spec with every field the schema defaults present. */`);
+      if (defaulted) parts.push(`/** ${kind.typeName}Spec with every field the schema defaults present. */`);
       parts.push(ts);
     }
   }
@@ -98,7 +101,7 @@ async function renderTypes(kinds: readonly Kind[]): Promise<string> {
 export interface ArtifactOptions {
   /** Folder of the CRD YAML files. */
   readonly crds?: string;
-  /** File of the types; `{kind}` in it (kebab-case kind) makes one file per kind. */
+  /** File of the types; `{kind}` in it (the kind's type name in kebab case) makes one file per kind. */
   readonly types?: string;
 }
 
@@ -114,7 +117,7 @@ export async function renderArtifacts(
   const { types } = options;
   if (types?.includes('{kind}')) {
     for (const kind of kinds)
-      files.set(types.replaceAll('{kind}', kebabCase(kind.kind)), await renderTypes([kind]));
+      files.set(types.replaceAll('{kind}', kebabCase(kind.typeName)), await renderTypes([kind]));
   } else if (types !== undefined) {
     files.set(types, await renderTypes(kinds));
   }

@@ -1,8 +1,9 @@
 /**
  * The CEL side of offline validation: turns JSON values into the CEL values the API server would bind to
- * `self`, and evaluates `x-kubernetes-validations` rules with @bufbuild/cel (see docs/VALIDATION.md).
+ * `self` and `oldSelf`, and evaluates `x-kubernetes-validations` rules and their `messageExpression`s with
+ * @bufbuild/cel (see docs/VALIDATION.md).
  */
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { CelScalar, celEnv, celFunc, isCelError, parse, plan } from '@bufbuild/cel';
 import type { CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { JSONSchemaProps } from '../constructs/kit/schema';
@@ -18,42 +19,122 @@ export type RuleOutcome =
   | { kind: 'compile-error'; message: string }
   | { kind: 'eval-error'; message: string };
 
+const INT64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
+
+/**
+ * `int(string)` as cel-go has it: Go's strconv.ParseInt in base 10 (an optional sign and digits, nothing
+ * else), where @bufbuild/cel's BigInt() also takes spaces, `0x` and the empty string.
+ */
+const intOfString = celFunc('int', [CelScalar.STRING], CelScalar.INT, (s: string) => {
+  const n = /^[+-]?[0-9]+$/.test(s) ? BigInt(s) : undefined;
+  if (n === undefined || n < INT64[0] || n > INT64[1]) {
+    throw new Error("type conversion error from 'string' to 'int'");
+  }
+  return n;
+});
+
 // Kubernetes enables the strings extension for CRD rules (among others that @bufbuild/cel lacks).
 let env: CelEnv | undefined;
 type Program = ReturnType<typeof plan>;
+type Parsed = ReturnType<typeof parse>;
+interface Compiled {
+  program: Program;
+  /** Whether the expression refers to the variable `oldSelf` (compilation.go's UsesOldSelf). */
+  usesOldSelf: boolean;
+}
 // Rules come from a handful of CRDs, so the cache stays small; compiling is what costs.
-const programs = new Map<string, Program | Error>();
+const programs = new Map<string, Compiled | Error>();
 
-function compile(rule: string): Program | Error {
-  let program = programs.get(rule);
-  if (program === undefined) {
-    env ??= celEnv({ funcs: strings });
+function compile(rule: string): Compiled | Error {
+  let compiled = programs.get(rule);
+  if (compiled === undefined) {
+    env ??= celEnv({ funcs: [...strings, intOfString] });
     try {
-      program = plan(env, parse(rule));
+      const parsed = parse(rule);
+      compiled = { program: plan(env, parsed), usesOldSelf: refersTo(parsed.expr, 'oldSelf') };
     } catch (err) {
-      program = err instanceof Error ? err : new Error(String(err));
+      compiled = err instanceof Error ? err : new Error(String(err));
     }
-    programs.set(rule, program);
+    programs.set(rule, compiled);
   }
-  return program;
+  return compiled;
+}
+
+type Expr = Parsed['expr'];
+
+/**
+ * Whether `expr` has an identifier `name`, as cel-go's checker records references: `has(oldSelf.x)` refers
+ * to `oldSelf`, `self.oldSelf` and `'oldSelf'` do not. A comprehension variable of that name counts too
+ * (the checker records it under the same name, so the API server takes `[1].all(oldSelf, ...)` for a
+ * transition rule).
+ */
+function refersTo(expr: Expr | undefined, name: string): boolean {
+  if (!expr) return false;
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'identExpr':
+      return kind.value.name === name;
+    case 'selectExpr':
+      return refersTo(kind.value.operand, name);
+    case 'callExpr':
+      return refersTo(kind.value.target, name) || kind.value.args.some((arg) => refersTo(arg, name));
+    case 'listExpr':
+      return kind.value.elements.some((e) => refersTo(e, name));
+    case 'structExpr':
+      return kind.value.entries.some(
+        (entry) =>
+          (entry.keyKind.case === 'mapKey' && refersTo(entry.keyKind.value, name)) ||
+          refersTo(entry.value, name),
+      );
+    case 'comprehensionExpr': {
+      const c = kind.value;
+      return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].some((e) => refersTo(e, name));
+    }
+    default:
+      return false;
+  }
 }
 
 /** Parses a rule without evaluating it: the error message, or undefined when it parses. */
 export function ruleSyntaxError(rule: string): string | undefined {
-  const program = compile(rule);
-  return program instanceof Error ? program.message : undefined;
+  const compiled = compile(rule);
+  return compiled instanceof Error ? compiled.message : undefined;
 }
 
-/** Evaluates `rule` with `self` bound; never throws. */
-export function evaluateRule(rule: string, self: CelIn): RuleOutcome {
-  const program = compile(rule);
-  if (program instanceof Error) return { kind: 'compile-error', message: program.message };
-  let result: unknown;
+/**
+ * Whether the expression refers to `oldSelf`, which makes a rule a transition rule; false when it does
+ * not parse (its compile error is reported instead).
+ */
+export function usesOldSelf(expr: string): boolean {
+  const compiled = compile(expr);
+  return !(compiled instanceof Error) && compiled.usesOldSelf;
+}
+
+/** The variables of an evaluation: `oldSelf` is left unbound when undefined. */
+export interface Bindings {
+  self: CelIn;
+  oldSelf?: CelIn;
+}
+
+/** Runs a compiled expression; what it threw comes back as the result. */
+function run(compiled: Compiled, bindings: Bindings): unknown {
+  const vars: Record<string, CelIn> = { self: bindings.self };
+  if (bindings.oldSelf !== undefined) vars.oldSelf = bindings.oldSelf;
   try {
-    result = program({ self });
+    return compiled.program(vars);
   } catch (err) {
-    result = err;
+    return err;
   }
+}
+
+/**
+ * Evaluates `rule` with `self` bound, and `oldSelf` when given (a transition rule on update); never
+ * throws.
+ */
+export function evaluateRule(rule: string, self: CelIn, oldSelf?: CelIn): RuleOutcome {
+  const compiled = compile(rule);
+  if (compiled instanceof Error) return { kind: 'compile-error', message: compiled.message };
+  const result = run(compiled, { self, oldSelf });
   if (isCelError(result) || result instanceof Error) {
     return { kind: 'eval-error', message: celErrorMessage(result.message) };
   }
@@ -64,9 +145,36 @@ export function evaluateRule(rule: string, self: CelIn): RuleOutcome {
   return { kind: result ? 'pass' : 'fail' };
 }
 
+// celconfig.MaxEvaluatedMessageExpressionSizeBytes.
+const MAX_MESSAGE_BYTES = 5 * 1024;
+
+/**
+ * Evaluates a rule's `messageExpression` as the API server does when the rule fails (evalMessageExpression):
+ * the trimmed string it gives, or undefined when the API server would fall back to `message` (the
+ * expression does not compile or fails, gives no string, an empty or blank one, one with a line break
+ * or one longer than 5 KiB). Never throws.
+ */
+export function evaluateMessageExpression(expr: string, self: CelIn, oldSelf?: CelIn): string | undefined {
+  const compiled = compile(expr);
+  if (compiled instanceof Error) return undefined;
+  const result = run(compiled, { self, oldSelf });
+  if (typeof result !== 'string') return undefined;
+  const message = result.trim();
+  if (message === '' || message.includes('\n') || Buffer.byteLength(message, 'utf8') > MAX_MESSAGE_BYTES) {
+    return undefined;
+  }
+  return message;
+}
+
 /** cel-go's wording for the errors users meet most, so messages read like the API server's. */
 function celErrorMessage(message: string): string {
-  return message.replace(/^field not found: /, 'no such key: ');
+  return (
+    message
+      .replace(/^field not found: /, 'no such key: ')
+      // A list index (@bufbuild/cel does not know the length there), then the strings extension's.
+      .replace(/^index (-?\d+) out of bounds \[0, -1\)$/, 'index out of bounds: $1')
+      .replace(/^index (-?\d+) out of bounds \[0, \d+\)$/, 'index out of range: $1')
+  );
 }
 
 const RESERVED = new Set([

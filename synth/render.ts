@@ -7,7 +7,11 @@ import {
   type Kind,
   type Manifest,
 } from '../constructs/kit';
-import { generatedFields, withGeneratedValues } from '../constructs/kit/child-policy';
+import {
+  OFFLINE_HINT_ANNOTATION,
+  generatedFields,
+  withGeneratedValues,
+} from '../constructs/kit/child-policy';
 import type { Problem } from './problem';
 import { parseDocuments, type SourceDocument } from './read';
 import { validateResource } from './validate';
@@ -32,6 +36,8 @@ export interface Omitted {
   /** `<Kind> <name>`. */
   readonly child: string;
   readonly fields: readonly string[];
+  /** What the user can do instead, as the construct says it. */
+  readonly hint?: string;
 }
 
 /** A document that is not a resource of a kind being rendered: written out as it came in. */
@@ -62,10 +68,10 @@ export interface RenderOptions {
 }
 
 /** What to tell the user about a child left out for its generated values. */
-export function omittedMessage({ child, fields }: Omitted): string {
+export function omittedMessage({ child, fields, hint }: Omitted): string {
   return (
     `left out ${child}: the controller generates ${fields.join(', ')} when it creates it in the cluster; ` +
-    '--include-generated renders one with a fresh value'
+    `--include-generated renders one with a fresh value${hint ? `, or ${hint}` : ''}`
   );
 }
 
@@ -77,7 +83,10 @@ function offlineChildren(children: Manifest[], includeGenerated: boolean | undef
   for (const child of children) {
     const fields = generatedFields(child);
     if (fields.length === 0) kept.push(child);
-    else omitted.push({ child: `${child.kind} ${child.metadata.name}`, fields });
+    else {
+      const hint = child.metadata.annotations?.[OFFLINE_HINT_ANNOTATION];
+      omitted.push({ child: `${child.kind} ${child.metadata.name}`, fields, ...(hint ? { hint } : {}) });
+    }
   }
   return { children: kept, omitted };
 }

@@ -1,7 +1,8 @@
 /**
  * Offline admission of a custom resource: what kube-apiserver (v1.36) does to a create request for a CRD
- * kind, in its order (decode with pruning and defaulting, then ObjectMeta, OpenAPI schema, list types and
- * CEL rules), with its error messages. docs/VALIDATION.md lists what differs.
+ * kind, or to an update when the stored object is given, in its order (decode with pruning and defaulting,
+ * then ObjectMeta, OpenAPI schema, list types and CEL rules, transition rules included), with its error
+ * messages. docs/VALIDATION.md lists what differs.
  */
 import {
   applyDefaults,
@@ -13,7 +14,7 @@ import {
   type JsonObject,
 } from '../constructs/kit/defaults';
 import type { CustomResourceDefinition, JSONSchemaProps, ValidationRule } from '../constructs/kit/schema';
-import { evaluateRule, toCel } from './cel';
+import { evaluateMessageExpression, evaluateRule, toCel, usesOldSelf, type CelIn } from './cel';
 
 /** One problem, as `kubectl apply` would print it: `<field>: <message>`. */
 export interface FieldError {
@@ -23,9 +24,24 @@ export interface FieldError {
   message: string;
 }
 
+/** Options of {@link validateResource}. */
+export interface ValidateOptions {
+  /**
+   * The object as the API server stores it before an update (a whole custom resource): given, the
+   * validation is the update's. Transition rules (those using `oldSelf`) run against the old value that
+   * correlates with each node, the status is the old one, and errors in what the update leaves unchanged
+   * are ratcheted (dropped; the API server only warns). It gets the same pruning and defaulting as the
+   * new object first; its own errors are not reported. Anything but an object counts as not given.
+   */
+  old?: unknown;
+}
+
 /** The outcome of {@link validateResource}. */
 export interface Validated {
-  /** A copy of the resource as the API server would store it: pruned, defaulted, status dropped. */
+  /**
+   * A copy of the resource as the API server would store it: pruned, defaulted, status dropped (on
+   * update: the stored object's status instead).
+   */
   object: Record<string, unknown>;
   /** Every problem found, in a stable order; empty when a cluster would admit the resource. */
   errors: FieldError[];
@@ -93,10 +109,15 @@ const index = (path: string, i: number): string => `${path}[${i}]`;
 const key = (path: string, k: string): string => `${path}[${k}]`;
 
 /**
- * Checks `resource` against the CRD as the API server would on `kubectl apply` (create), and returns the
- * object it would store. Never throws and never mutates `resource`.
+ * Checks `resource` against the CRD as the API server would on `kubectl apply`: a create, or with
+ * `options.old` an update of that stored object. Returns the object it would store. Never throws and
+ * never mutates `resource` or `options.old`.
  */
-export function validateResource(crd: CustomResourceDefinition, resource: unknown): Validated {
+export function validateResource(
+  crd: CustomResourceDefinition,
+  resource: unknown,
+  options: ValidateOptions = {},
+): Validated {
   const copy = toJson(resource);
   if (!isObject(copy)) {
     return { object: {}, errors: [{ field: '', message: 'Invalid value: must be a Kubernetes object' }] };
@@ -121,19 +142,32 @@ export function validateResource(crd: CustomResourceDefinition, resource: unknow
   // fails the request on them; we report them and go on, so one run shows everything).
   const issues: Issue[] = unknownMetadataFields(object.metadata).map((f) => unknownField(f));
   const unknown: string[] = [];
-  prune(object, schema, [], unknown, true);
+  decode(object, schema, unknown);
   issues.push(...unknown.sort().map((f) => unknownField(f)));
-  pruneNullsWithoutDefaults(object, schema);
-  applyDefaults(object, schema);
 
-  // BeforeCreate: a cluster-scoped object loses its namespace silently, and PrepareForCreate drops status
-  // when the status subresource is on.
-  if (scope === 'Cluster' && isObject(object.metadata)) delete object.metadata.namespace;
-  if (version.subresources?.status) delete object.status;
+  // The stored object, as the API server reads it back: pruned and defaulted by the same schema.
+  const storedCopy = options.old === undefined ? undefined : toJson(options.old);
+  const old = isObject(storedCopy) ? storedCopy : undefined;
+  if (old) decode(old, schema, []);
 
+  // BeforeCreate/BeforeUpdate: a cluster-scoped object loses its namespace silently. With the status
+  // subresource on, PrepareForCreate drops status and PrepareForUpdate keeps the stored one.
+  if (scope === 'Cluster') {
+    for (const o of [object, old]) if (isObject(o?.metadata)) delete o.metadata.namespace;
+  }
+  if (version.subresources?.status) {
+    if (old && 'status' in old) object.status = structuredClone(old.status);
+    else delete object.status;
+  }
+
+  // CorrelatedObject: on update, what each node of the new object was before, for ratcheting.
+  const correlation = old && new Correlation(object, old, schema);
   issues.push(...validateObjectMeta(object.metadata, scope === 'Namespaced'));
-  validateNode(object, schema, '', issues);
-  validateListTypes(object, schema, '', issues);
+  validateNode(object, schema, '', issues, correlation);
+  // On update, list types are only checked when the stored object passes them.
+  const oldListTypes: Issue[] = [];
+  if (old) validateListTypes(old, schema, '', oldListTypes);
+  if (oldListTypes.length === 0) validateListTypes(object, schema, '', issues);
   if (hasRules(schema)) {
     if (issues.some((i) => BLOCKING.has(i.type))) {
       issues.push(
@@ -145,10 +179,17 @@ export function validateResource(crd: CustomResourceDefinition, resource: unknow
         ),
       );
     } else {
-      validateRules(object, schema, '', true, issues);
+      validateRules(object, schema, '', true, issues, { old, current: correlation });
     }
   }
   return { object, errors: issues.map(strip) };
+}
+
+/** Decoding: pruning (recording what it drops), null removal and structural defaults. */
+function decode(object: JsonObject, schema: JSONSchemaProps, unknown: string[]): void {
+  prune(object, schema, [], unknown, true);
+  pruneNullsWithoutDefaults(object, schema);
+  applyDefaults(object, schema);
 }
 
 function strip({ field, message }: Issue): FieldError {
@@ -412,6 +453,125 @@ function validateObjectMeta(metadata: Json | undefined, namespaced: boolean): Is
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Update: which old value each new value is compared with (apiserver pkg/cel/common). Object properties
+// and map values correlate by key, items of a list-type map by their map keys; other list items do not.
+
+/** common.MapList: the first old item of a list-type map with the same map keys as a new item. */
+class MapList {
+  private keyed: Map<string, JsonObject> | undefined;
+
+  constructor(
+    private readonly keys: string[],
+    private readonly items: Json[],
+  ) {}
+
+  /** The composite key of an item, or undefined when a key is missing or not a scalar. */
+  private keyOf(item: Json | undefined): string | undefined {
+    if (!isObject(item) || this.keys.length === 0) return undefined;
+    const parts: string[] = [];
+    for (const k of this.keys) {
+      const v = item[k];
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return undefined;
+      parts.push(`${typeof v}:${String(v)}`);
+    }
+    return parts.join('\0');
+  }
+
+  get(item: Json | undefined): JsonObject | undefined {
+    const key = this.keyOf(item);
+    if (key === undefined) return undefined;
+    if (!this.keyed) {
+      this.keyed = new Map();
+      for (const old of this.items) {
+        const k = this.keyOf(old);
+        if (k !== undefined && !this.keyed.has(k) && isObject(old)) this.keyed.set(k, old);
+      }
+    }
+    return this.keyed.get(key);
+  }
+}
+
+/** The old item correlated with a new list item: by map keys in a list-type map, none otherwise. */
+function mapListOf(s: JSONSchemaProps, old: Json | undefined): MapList | undefined {
+  if (s['x-kubernetes-list-type'] !== 'map' || !Array.isArray(old)) return undefined;
+  return new MapList(s['x-kubernetes-list-map-keys'] ?? [], old);
+}
+
+/**
+ * common.CorrelatedObject: a node of the new object with the old value it correlates with, and whether
+ * the two are equal (computed once, from the children's answers where it can).
+ */
+class Correlation {
+  private equal: boolean | undefined;
+  private readonly children = new Map<string | number, Correlation | undefined>();
+  private mapList: MapList | undefined;
+
+  constructor(
+    readonly value: Json,
+    readonly old: Json,
+    readonly schema: JSONSchemaProps,
+  ) {}
+
+  /** The child under a property or map key, when both the new and the old object have it. */
+  key(field: string): Correlation | undefined {
+    if (this.children.has(field)) return this.children.get(field);
+    let child: Correlation | undefined;
+    const s = this.schema.properties?.[field] ?? valueSchema(this.schema);
+    if (s && isObject(this.value) && isObject(this.old)) {
+      const value = this.value[field];
+      const old = this.old[field];
+      if (value !== undefined && old !== undefined) child = new Correlation(value, old, s);
+    }
+    this.children.set(field, child);
+    return child;
+  }
+
+  /** The child at a list index: only items of a list-type map correlate, by their keys. */
+  index(i: number): Correlation | undefined {
+    if (this.children.has(i)) return this.children.get(i);
+    let child: Correlation | undefined;
+    if (Array.isArray(this.value) && Array.isArray(this.old) && i < this.value.length) {
+      if (this.schema['x-kubernetes-list-type'] === 'map') {
+        this.mapList ??= mapListOf(this.schema, this.old);
+        const old = this.mapList?.get(this.value[i]);
+        if (old && this.schema.items) child = new Correlation(this.value[i] ?? null, old, this.schema.items);
+      }
+    }
+    this.children.set(i, child);
+    return child;
+  }
+
+  /** CachedDeepEqual: whether the new value equals the old one. */
+  unchanged(): boolean {
+    this.equal ??= this.compare();
+    return this.equal;
+  }
+
+  private compare(): boolean {
+    const { value, old } = this;
+    if (value === null || old === null) return value === old;
+    if (Array.isArray(value) !== Array.isArray(old) || isObject(value) !== isObject(old)) return false;
+    if (Array.isArray(value) && Array.isArray(old)) {
+      if (value.length !== old.length) return false;
+      for (let i = 0; i < value.length; i++) {
+        const child = this.index(i);
+        // Items of other lists do not correlate: such a list is compared as a whole.
+        if (!child)
+          return this.schema['x-kubernetes-list-type'] === 'map' ? false : goJson(value) === goJson(old);
+        if (!child.unchanged()) return false;
+      }
+      return true;
+    }
+    if (isObject(value) && isObject(old)) {
+      const keys = Object.keys(value);
+      if (keys.length !== Object.keys(old).length) return false;
+      return keys.every((k) => this.key(k)?.unchanged() ?? false);
+    }
+    return value === old;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The OpenAPI schema (kube-openapi pkg/validation/validate, as apiextensions converts its errors).
 // `name` is kube-openapi's path: map keys joined with '.', the root's children with a leading '.'.
 
@@ -502,7 +662,19 @@ function compilePattern(pattern: string): RegExp | Error {
 /** Go's %v for a float64 bound: whole numbers print without a fraction. */
 const goFloat = (n: number): string => String(n);
 
-function validateNode(value: Json, s: JSONSchemaProps, name: string, out: Issue[]): void {
+/**
+ * A value against its schema. On update (`c` correlates it with its old value), errors in a value the
+ * update leaves as it was, its children's included, are ratcheted (RatchetingSchemaValidator): the API
+ * server only warns about them. Children that do not correlate are validated in full.
+ */
+function validateNode(value: Json, s: JSONSchemaProps, name: string, out: Issue[], c?: Correlation): void {
+  if (!c) return checkNode(value, s, name, out, undefined);
+  const own: Issue[] = [];
+  checkNode(value, s, name, own, c);
+  if (own.length > 0 && !c.unchanged()) out.push(...own);
+}
+
+function checkNode(value: Json, s: JSONSchemaProps, name: string, out: Issue[], c?: Correlation): void {
   const field = fieldOf(name);
   const types = schemaTypes(s);
   const format = supportedFormat(s, types);
@@ -527,8 +699,10 @@ function validateNode(value: Json, s: JSONSchemaProps, name: string, out: Issue[
   }
   if (typeof value === 'number') validateNumber(value, s, types, name, out);
   if (Array.isArray(value)) {
-    if (s.items)
-      value.forEach((item, i) => validateNode(item, s.items as JSONSchemaProps, `${name}[${i}]`, out));
+    if (s.items) {
+      const items = s.items;
+      value.forEach((item, i) => validateNode(item, items, `${name}[${i}]`, out, c?.index(i)));
+    }
     if (s.minItems !== undefined && value.length < s.minItems) {
       out.push(
         issue('Invalid', field, value.length, `${name} in body should have at least ${s.minItems} items`),
@@ -546,7 +720,7 @@ function validateNode(value: Json, s: JSONSchemaProps, name: string, out: Issue[
     }
   }
   validateEnum(value, s, name, out);
-  if (isObject(value)) validateObject(value, s, name, out);
+  if (isObject(value)) validateObject(value, s, name, out, c);
 }
 
 function validateType(value: Json, types: string[], format: string, name: string, out: Issue[]): void {
@@ -657,7 +831,13 @@ function validateEnum(value: Json, s: JSONSchemaProps, name: string, out: Issue[
   out.push(issue('NotSupported', fieldOf(name), value, `supported values: ${supported}`));
 }
 
-function validateObject(value: JsonObject, s: JSONSchemaProps, name: string, out: Issue[]): void {
+function validateObject(
+  value: JsonObject,
+  s: JSONSchemaProps,
+  name: string,
+  out: Issue[],
+  c: Correlation | undefined,
+): void {
   const count = Object.keys(value).length;
   if (s.minProperties !== undefined && count < s.minProperties) {
     out.push(
@@ -682,12 +862,15 @@ function validateObject(value: JsonObject, s: JSONSchemaProps, name: string, out
   const additional = valueSchema(s);
   if (additional) {
     for (const [k, v] of Object.entries(value)) {
-      if (!s.properties?.[k]) validateNode(v, additional, `${name}.${k}`, out);
+      if (!s.properties?.[k]) validateNode(v, additional, `${name}.${k}`, out, c?.key(k));
     }
   }
   for (const [p, prop] of Object.entries(s.properties ?? {})) {
     const v = value[p];
-    if (v !== undefined) validateNode(v, prop, name ? `${name}.${p}` : p, out);
+    // Changes to apiVersion and kind are not ratcheted: both objects are converted to the same ones.
+    const typeMeta = name === '' && (p === 'apiVersion' || p === 'kind');
+    if (v !== undefined)
+      validateNode(v, prop, name ? `${name}.${p}` : p, out, typeMeta ? undefined : c?.key(p));
   }
   for (const r of s.required ?? []) {
     if (!(r in value)) out.push(issue('Required', fieldOf(`${name}.${r}`), ''));
@@ -838,14 +1021,19 @@ function normalizeFieldPath(fieldPath: string, s: JSONSchemaProps): string | und
   return path;
 }
 
-function ruleError(rule: ValidationRule, s: JSONSchemaProps, value: Json, path: string): Issue {
+function ruleError(
+  rule: ValidationRule,
+  s: JSONSchemaProps,
+  value: Json,
+  path: string,
+  detail: string,
+): Issue {
   let target = path;
   if (rule.fieldPath) {
     const relative = normalizeFieldPath(rule.fieldPath, s);
     if (relative) target = child(path, relative);
   }
   const shown: BadValue = s.type === 'object' || s.type === 'array' ? OMIT : value;
-  const detail = rule.message?.trim() ? rule.message.trim() : `failed rule: ${ruleText(rule)}`;
   switch (rule.reason) {
     case 'FieldValueForbidden':
       return issue('Forbidden', target, '', detail);
@@ -858,35 +1046,106 @@ function ruleError(rule: ValidationRule, s: JSONSchemaProps, value: Json, path: 
   }
 }
 
-/** Validator.validate: a node's own rules on its non-null value, then its items, map values and fields. */
-function validateRules(value: Json, s: JSONSchemaProps, path: string, root: boolean, out: Issue[]): void {
+/** ruleMessageOrDefault: the rule's message, or `failed rule: <rule>`. */
+function ruleMessage(rule: ValidationRule): string {
+  return rule.message?.trim() ? rule.message.trim() : `failed rule: ${ruleText(rule)}`;
+}
+
+/**
+ * Where the CEL rules walk stands on update: the old value correlated with the node (undefined when there
+ * is none, and always on create), and the ratcheting state (ratchetingOptions): the node's correlation
+ * and the nearest ancestor that had one.
+ */
+interface RuleContext {
+  old: Json | undefined;
+  current?: Correlation;
+  parent?: Correlation;
+}
+
+/** ratchetingOptions.key: the context of a property or map value. */
+function keyContext(ctx: RuleContext, old: Json | undefined, field: string, root: boolean): RuleContext {
+  if (!ctx.current) return { ...ctx, old };
+  // apiVersion and kind are not ratcheted: both objects are converted to the same ones.
+  if (root && (field === 'apiVersion' || field === 'kind')) return { old };
+  return { old, current: ctx.current.key(field), parent: ctx.current };
+}
+
+/** ratchetingOptions.index: the context of a list item. */
+function indexContext(ctx: RuleContext, old: Json | undefined, i: number): RuleContext {
+  if (!ctx.current) return { ...ctx, old };
+  return { old, current: ctx.current.index(i), parent: ctx.current };
+}
+
+/** shouldRatchetError: whether the node, or else its nearest correlated ancestor, is unchanged. */
+function ratcheted(ctx: RuleContext): boolean {
+  return (ctx.current ?? ctx.parent)?.unchanged() ?? false;
+}
+
+/**
+ * Validator.validate: a node's own rules on its non-null value, then its items, map values and fields.
+ * On update, transition rules (those using `oldSelf`) run with `oldSelf` bound to the correlated old
+ * value and are skipped where there is none; on create they are skipped. A failing rule that does not use
+ * `oldSelf` is ratcheted when its node (or else the nearest ancestor that correlates) is unchanged.
+ */
+function validateRules(
+  value: Json,
+  s: JSONSchemaProps,
+  path: string,
+  root: boolean,
+  out: Issue[],
+  ctx: RuleContext,
+): void {
   if (value === null) return;
   const rules = s['x-kubernetes-validations'] ?? [];
   if (rules.length > 0) {
-    const self = toCel(value, root ? withTypeAndObjectMeta(s) : s);
+    const schema = root ? withTypeAndObjectMeta(s) : s;
+    const self = toCel(value, schema);
+    // The API server binds oldSelf when some rule of the node uses it and an old value correlates.
+    const old = ctx.old ?? null;
+    const oldSelf: CelIn | undefined =
+      old !== null && rules.some((r) => usesOldSelf(r.rule)) ? toCel(old, schema) : undefined;
     const type = s.type ?? '';
     for (const rule of rules) {
-      const outcome = evaluateRule(rule.rule, self);
+      const transition = usesOldSelf(rule.rule);
+      // Transition rules need an old value. With optionalOldSelf the API server runs them anyway, with
+      // oldSelf an optional; @bufbuild/cel has no optionals, so they are skipped (docs/VALIDATION.md).
+      if (transition && (oldSelf === undefined || rule.optionalOldSelf)) continue;
+      const outcome = evaluateRule(rule.rule, self, oldSelf);
       if (outcome.kind === 'compile-error') {
         out.push(issue('Invalid', path, type, `rule compile error: ${outcome.message}`));
       } else if (outcome.kind === 'eval-error') {
         out.push(issue('Invalid', path, type, `${outcome.message} evaluating rule: ${ruleText(rule)}`));
-      } else if (outcome.kind === 'fail') {
-        out.push(ruleError(rule, s, value, path));
+      } else if (outcome.kind === 'fail' && (transition || !ratcheted(ctx))) {
+        const message =
+          rule.messageExpression === undefined
+            ? undefined
+            : evaluateMessageExpression(rule.messageExpression, self, oldSelf);
+        out.push(ruleError(rule, s, value, path, message ?? ruleMessage(rule)));
       }
     }
   }
   if (Array.isArray(value)) {
-    if (s.items)
-      value.forEach((item, i) => validateRules(item, s.items as JSONSchemaProps, index(path, i), false, out));
+    const items = s.items;
+    if (items) {
+      // Only the items of a list-type map correlate with old ones, by their keys.
+      const oldItems = mapListOf(s, ctx.old);
+      value.forEach((item, i) =>
+        validateRules(item, items, index(path, i), false, out, indexContext(ctx, oldItems?.get(item), i)),
+      );
+    }
   } else if (isObject(value)) {
+    const old = isObject(ctx.old) ? ctx.old : undefined;
     const additional = valueSchema(s);
     if (additional) {
-      for (const [k, v] of Object.entries(value)) validateRules(v, additional, key(path, k), false, out);
+      for (const [k, v] of Object.entries(value)) {
+        validateRules(v, additional, key(path, k), false, out, keyContext(ctx, old?.[k], k, root));
+      }
     }
     for (const [p, prop] of Object.entries(s.properties ?? {})) {
       const v = value[p];
-      if (v !== undefined) validateRules(v, prop, child(path, p), false, out);
+      if (v !== undefined) {
+        validateRules(v, prop, child(path, p), false, out, keyContext(ctx, old?.[p], p, root));
+      }
     }
   }
 }

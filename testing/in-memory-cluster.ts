@@ -8,13 +8,18 @@
  * managed-by label, as the filtered child caches do; exists() sees all); server-side apply by field
  * manager (each manager's last applied object is kept and the stored object is their merge, so a field
  * one manager stops applying stays while another applies it, and another actor's update takes the fields
- * it sets from their appliers); create's 409 for a name that exists; the status subresource; a resource's
- * schema defaults (putResource, setSpec). What it does not: validation at admission (schemas, CEL), other controllers (a Deployment's status stays what the test
- * puts), the garbage collector, and watch events (the test calls reconcile()).
+ * it sets from their appliers, and a spec change bumps metadata.generation); create's 409 for a name that
+ * exists; delete's uid precondition; the status subresource; admission of a resource by its kind's CRD
+ * (putResource, setSpec: schema, defaults and CEL rules, transition rules on an update, with the
+ * offline validator); a write-only child kind, which the view refuses to show (the controller has no
+ * cache of it). What it does not: admission of children (the API server's core types), other
+ * controllers (a Deployment's status stays what the test puts), the garbage collector, and watch events
+ * (the test calls reconcile()).
  */
 import {
   LABEL_MANAGED_BY,
   MANAGER,
+  isWriteOnly,
   type ClusterView,
   type Kind,
   type KubeObject,
@@ -27,6 +32,7 @@ import { EventRecorder } from '../controller/events';
 import { ApiError } from '../controller/kube/client';
 import { createLogger } from '../controller/log';
 import { Reconciler, type ReconcileResult } from '../controller/reconciler';
+import { validateResource, type FieldError } from '../synth/validate';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -69,6 +75,25 @@ function unown(target: Json, patch: Json): void {
   }
 }
 
+/** What the API server answers a create or update that the kind's CRD refuses: each field, as kubectl prints it. */
+export class AdmissionError extends Error {
+  constructor(
+    readonly resource: string,
+    readonly errors: readonly FieldError[],
+  ) {
+    super(`${resource} is invalid: ${errors.map((e) => `${e.field || '<nil>'}: ${e.message}`).join(', ')}`);
+    this.name = 'AdmissionError';
+  }
+}
+
+/** The resource as the API server would store it (pruned, defaulted), or AdmissionError. */
+function admit(kind: Kind, resource: Json, old?: KubeObject): { spec: unknown } {
+  const { object, errors } = validateResource(kind.crd, resource, old ? { old } : {});
+  const { name } = resource.metadata as { name: string };
+  if (errors.length > 0) throw new AdmissionError(`${kind.kind} "${name}"`, errors);
+  return object as { spec: unknown };
+}
+
 export class InMemoryCluster implements ClusterView {
   private readonly stored = new Map<string, Stored>();
   readonly writes: Write[] = [];
@@ -82,6 +107,23 @@ export class InMemoryCluster implements ClusterView {
    * custom resources, watched kinds such as pods and nodes) unfiltered.
    */
   constructor(private readonly kinds: readonly Kind[] = []) {}
+
+  /**
+   * A kind some kinds list as write-only and none as readable: the controller has no cache of it (and no
+   * permission to read it), so asking the view about it is a bug the harness reports.
+   */
+  private unread(type: ViewKind): boolean {
+    const listed = this.kinds.flatMap((k) =>
+      k.children.filter((c) => c.apiVersion === type.apiVersion && c.plural === type.plural),
+    );
+    return listed.length > 0 && listed.every(isWriteOnly);
+  }
+
+  private refuseUnread(type: ViewKind): void {
+    if (this.unread(type)) {
+      throw new Error(`${type.apiVersion} ${type.plural} is write-only: the controller cannot read it`);
+    }
+  }
 
   private mine(type: ViewKind, obj: KubeObject): boolean {
     const child = this.kinds.some((k) =>
@@ -117,22 +159,32 @@ export class InMemoryCluster implements ClusterView {
 
   /**
    * Puts a custom resource of `kind`, generation 1, as the API server stores what `kubectl apply` sent:
-   * the schema's defaults applied to its spec (no validation: that is admission's, see the kind's CRD).
+   * admitted by the kind's CRD (its schema and CEL rules; AdmissionError names each field as kubectl
+   * would print it), the schema's defaults applied to its spec.
    */
   putResource<Spec>(kind: Kind<Spec>, name: string, spec: Spec, namespace?: string): KubeObject {
+    const metadata = { name, ...(namespace ? { namespace } : {}) };
+    const admitted = admit(kind, { apiVersion: kind.apiVersion, kind: kind.kind, metadata, spec });
     return this.put(kind, {
       apiVersion: kind.apiVersion,
       kind: kind.kind,
-      metadata: { name, ...(namespace ? { namespace } : {}), generation: 1 },
-      spec: kind.withDefaults(spec),
+      metadata: { ...metadata, generation: 1 },
+      spec: admitted.spec,
     });
   }
 
-  /** Replaces a resource's spec as the API server records a spec change: defaulted, a new generation. */
+  /**
+   * Replaces a resource's spec as the API server records a spec change: admitted as an update (transition
+   * rules see the old object: a refused downgrade throws AdmissionError), defaulted, a new generation.
+   */
   setSpec<Spec>(kind: Kind<Spec>, namespace: string | undefined, name: string, spec: Spec): void {
-    const generation = (this.any(kind, namespace, name)?.metadata.generation ?? 0) + 1;
+    const old = this.any(kind, namespace, name);
+    if (!old) throw new Error(`no ${kind.kind} ${namespace ? `${namespace}/` : ''}${name}`);
+    const metadata = { name, ...(namespace ? { namespace } : {}) };
+    const admitted = admit(kind, { apiVersion: kind.apiVersion, kind: kind.kind, metadata, spec }, old);
+    const generation = (old.metadata.generation ?? 0) + 1;
     this.patch(kind, namespace, name, { spec: null });
-    this.patch(kind, namespace, name, { spec: kind.withDefaults(spec), metadata: { generation } });
+    this.patch(kind, namespace, name, { spec: admitted.spec, metadata: { generation } });
   }
 
   /** The resource's Ready condition. */
@@ -165,11 +217,13 @@ export class InMemoryCluster implements ClusterView {
   }
 
   get(type: ViewKind, namespace: string | undefined, name: string): KubeObject | undefined {
+    this.refuseUnread(type);
     const obj = this.any(type, namespace, name);
     return obj && this.mine(type, obj) ? obj : undefined;
   }
 
   list(type: ViewKind, namespace?: string, match?: LabelMatch): KubeObject[] {
+    this.refuseUnread(type);
     const prefix = `${type.apiVersion}/${type.plural}/`;
     return [...this.stored.entries()]
       .filter(([k]) => k.startsWith(prefix))
@@ -180,6 +234,7 @@ export class InMemoryCluster implements ClusterView {
   }
 
   exists(type: ViewKind, namespace: string | undefined, name: string): boolean {
+    this.refuseUnread(type);
     return this.stored.has(key(type, namespace, name));
   }
 
@@ -199,7 +254,13 @@ export class InMemoryCluster implements ClusterView {
           s = { others: {}, applied: new Map(), uid: `uid-${++this.uids}`, resourceVersion: '' };
           this.stored.set(k, s);
         }
+        const before = JSON.stringify(this.object(s).spec);
         s.applied.set(manager, structuredClone(body));
+        // The API server counts spec changes in metadata.generation (status controllers observe it).
+        if (JSON.stringify(this.object(s).spec) !== before) {
+          const others = s.others as { metadata?: { generation?: number } };
+          others.metadata = { ...others.metadata, generation: (this.object(s).metadata.generation ?? 0) + 1 };
+        }
         this.bump(s);
         return Promise.resolve(this.object(s) as Manifest);
       },
@@ -217,9 +278,14 @@ export class InMemoryCluster implements ClusterView {
         this.patch(type, namespace, name, patch);
         return Promise.resolve({});
       },
-      delete: (type: ViewKind, namespace: string | undefined, name: string) => {
+      delete: (type: ViewKind, namespace: string | undefined, name: string, uid?: string) => {
         const obj = this.any(type, namespace, name);
         writes.push({ verb: 'delete', kind: obj?.kind ?? type.plural, name });
+        if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
+        // The controller deletes with a uid precondition: an object of the same name made since stays.
+        if (uid && obj.metadata.uid !== uid) {
+          return Promise.reject(new ApiError(409, 'Precondition failed: UID', { reason: 'Conflict' }));
+        }
         this.remove(type, namespace, name);
         return Promise.resolve({});
       },

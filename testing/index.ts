@@ -2,4 +2,4 @@
  * `cdk8s-reconstruct/testing`: unit tests of a kind's reconcile, against an in-memory cluster with a
  * recording writer. See docs/GUIDE.md ("A reconcile test").
  */
-export { InMemoryCluster, type Write } from './in-memory-cluster';
+export { AdmissionError, InMemoryCluster, type Write } from './in-memory-cluster';

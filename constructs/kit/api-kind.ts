@@ -21,6 +21,26 @@ export function groupOf(kind: Pick<ApiKind, 'apiVersion'> | string): string {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
+/**
+ * A child kind the controller creates, and deletes by uid, but never reads, lists or watches: the install
+ * grants `create` and `delete` on it and nothing else, so the operator cannot read what it did not make
+ * (a generated Secret: `writeOnly(SECRET)`). Its children must be create-only; the controller knows its
+ * own by the uid the creation returned, kept in the resource's `status.createdChildren`.
+ */
+export interface WriteOnlyKind extends ApiKind {
+  readonly writeOnly: true;
+}
+
+/** `kind` as a write-only child kind (see WriteOnlyKind). */
+export function writeOnly(kind: ApiKind): WriteOnlyKind {
+  return { ...kind, writeOnly: true };
+}
+
+/** Whether a child kind is write-only: no cache, no reads, create and delete only. */
+export function isWriteOnly(kind: ApiKind): kind is WriteOnlyKind {
+  return (kind as Partial<WriteOnlyKind>).writeOnly === true;
+}
+
 /** `apiVersion/Kind`, the key under which kinds are looked up. */
 export function kindKey(kind: Pick<ApiKind, 'apiVersion' | 'kind'>): string {
   return `${kind.apiVersion}/${kind.kind}`;

@@ -13,6 +13,7 @@
 import { randomInt } from 'node:crypto';
 import { ApiObject } from 'cdk8s';
 import type { IConstruct } from 'constructs';
+import { isWriteOnly, type ApiKind } from './api-kind';
 import type { Manifest } from './resource';
 
 const PREFIX = 'reconstruct.dev/';
@@ -26,6 +27,8 @@ export const IGNORE_FIELDS_ANNOTATION = `${PREFIX}ignore-fields`;
 export const WAIT_FOR_ANNOTATION = `${PREFIX}wait-for`;
 /** `<pointer>=alphanumeric(<length>)`, comma-separated: values the controller generates at creation. */
 export const GENERATE_ANNOTATION = `${PREFIX}generate`;
+/** What a user can do instead of a generated value, said when offline rendering leaves the child out. */
+export const OFFLINE_HINT_ANNOTATION = `${PREFIX}offline-hint`;
 /** In-cluster, on a retained child: the uid of the resource it belongs to (it has no ownerReference). */
 export const OWNER_UID_ANNOTATION = `${PREFIX}owner-uid`;
 /**
@@ -55,6 +58,11 @@ export interface ChildPolicy {
    * Implies createOnly. Offline rendering leaves such a child out unless asked (`--include-generated`).
    */
   readonly generate?: Readonly<Record<string, GeneratedValue>>;
+  /**
+   * With `generate`: what a user can do instead, said when offline rendering leaves the child out (e.g.
+   * `name a Secret of your own in spec.rootPasswordSecret`).
+   */
+  readonly offlineHint?: string;
   /** Never deleted: neither when the construct stops rendering it nor when the resource is deleted. */
   readonly retain?: boolean;
   /**
@@ -146,6 +154,9 @@ export function childPolicy(child: IConstruct, policy: ChildPolicy): void {
         return `${pointer}=alphanumeric(${length})`;
       });
       annotations[GENERATE_ANNOTATION] = items.join(',');
+      if (policy.offlineHint) annotations[OFFLINE_HINT_ANNOTATION] = policy.offlineHint;
+    } else if (policy.offlineHint) {
+      throw new Error('offlineHint is for a child with generated values (generate)');
     }
     if (policy.retain) {
       annotations[RETAIN_ANNOTATION] = 'true';
@@ -227,10 +238,26 @@ export function policyOf(child: Pick<Manifest, 'kind' | 'metadata'>): ParsedChil
  * child waits for itself through others, and every field path reaches its field through objects.
  * Throws naming the child (a construct's mistake, not the user's).
  */
-export function checkPolicies(children: readonly Manifest[]): void {
+export function checkPolicies(children: readonly Manifest[], kinds: readonly ApiKind[] = []): void {
   const waits = new Map<string, string[]>();
+  const writeOnlyOf = (c: Pick<Manifest, 'apiVersion' | 'kind'>) =>
+    kinds.some((k) => isWriteOnly(k) && k.apiVersion === c.apiVersion && k.kind === c.kind);
   for (const child of children) {
-    const { waitFor, ignoreFields, generate } = policyOf(child);
+    const { waitFor, ignoreFields, generate, createOnly, retain } = policyOf(child);
+    if (writeOnlyOf(child) && (!createOnly || retain || ignoreFields.length > 0)) {
+      throw new Error(
+        `${child.kind} ${child.metadata.name}: the kind's ${child.kind}s are write-only (the controller never ` +
+          'reads them), so it must be create-only, and neither retained nor with ignored fields',
+      );
+    }
+    for (const target of waitFor) {
+      const sibling = children.find((c) => c.kind === target.kind && c.metadata.name === target.name);
+      if (sibling && writeOnlyOf(sibling))
+        throw new Error(
+          `${child.kind} ${child.metadata.name} waits for ${target.kind} ${target.name}, whose readiness the ` +
+            'controller cannot see: the kind lists it as write-only',
+        );
+    }
     // A path must reach its field through objects, in the object as rendered.
     try {
       for (const path of [...ignoreFields, ...generate.map((g) => g.path)]) walkObjects(child, path);

@@ -3,7 +3,7 @@
  * rollup over a resource's children that names the first one that blocks: "StatefulSet mysql: 1 of 3
  * replicas ready". A kind's Ready condition is this rollup, and then the kind's own rule if it has one.
  */
-import { kindKey, type ApiKind } from './api-kind';
+import { isWriteOnly, kindKey, type ApiKind } from './api-kind';
 import type { ClusterView, KubeObject, Readiness } from './cluster-view';
 import type { Manifest } from './resource';
 
@@ -180,7 +180,8 @@ export function childReadiness(
 
 /**
  * The readiness of a resource's children: the first one in the construct's order that is not ready, with
- * why; or ready when all are. `kinds` are the kind's child kinds (for the view's lookups).
+ * why; or ready when all are. `kinds` are the kind's child kinds (for the view's lookups); children of
+ * write-only kinds are not looked at.
  */
 export function childrenReadiness(
   children: readonly Manifest[],
@@ -190,6 +191,8 @@ export function childrenReadiness(
 ): Readiness {
   for (const child of children) {
     const type = kinds.find((k) => k.apiVersion === child.apiVersion && k.kind === child.kind);
+    // Never read: it exists once created, and the reconcile reports a failed creation itself.
+    if (type && isWriteOnly(type)) continue;
     const live = type
       ? view.get(
           type,

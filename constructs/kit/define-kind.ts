@@ -5,7 +5,7 @@
  * manifests and the tests take a list of such kinds and name none.
  */
 import type { Construct } from 'constructs';
-import type { ApiKind } from './api-kind';
+import { isWriteOnly, type ApiKind } from './api-kind';
 import { childrenReadiness } from './child-readiness';
 import type { ClusterView, ExtraWatch, Readiness, SyncPatch } from './cluster-view';
 import { withDefaults } from './defaults';
@@ -13,6 +13,7 @@ import type { CustomResource, Manifest, ResourceProps } from './resource';
 import {
   ageColumn,
   commonStatus,
+  createdChildrenSchema,
   readyColumn,
   type CustomResourceDefinition,
   type JSONSchemaProps,
@@ -76,6 +77,12 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   readonly plural: string;
   /** @default - the kind in lower case */
   readonly singular?: string;
+  /**
+   * The name the generated TypeScript types start with (`<typeName>Spec`, `<typeName>Status`), and `{kind}`
+   * in `reconstruct gen --types`, in kebab case. For a kind whose name alone says little (`Cluster`).
+   * @default - the kind
+   */
+  readonly typeName?: string;
   /** @default 'Namespaced' */
   readonly scope?: 'Namespaced' | 'Cluster';
   /** Short names for `kubectl get`, e.g. `mc`. */
@@ -87,17 +94,20 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   readonly construct: KindConstruct<Spec>;
   /**
    * Every kind of object the construct may produce: what pruning lists, the controller watches and RBAC
-   * grants. A child of a kind not listed here fails the reconcile with a message naming it.
+   * grants. A child of a kind not listed here fails the reconcile with a message naming it. A kind wrapped
+   * in `writeOnly` (`writeOnly(SECRET)`) is created but never read: see WriteOnlyKind.
    */
   readonly children: readonly ApiKind[];
   /** The kind's own status fields, beside `observedGeneration` and `conditions`. */
   status?(context: StatusContext<Stored>): Status;
   /**
-   * A Ready rule of the kind's own, asked once every child is ready by the rules of its kind (kstatus:
-   * a Deployment's replicas available, a Job complete, a PVC bound, ...), naming what blocks it.
-   * @default - Ready when every child is
+   * A Ready rule of the kind's own, naming what blocks it. `children` is the rollup of the children's
+   * readiness by the rules of each kind (kstatus: a Deployment's replicas available, a Job complete, a PVC
+   * bound, ...): the first one not ready. The rule may say more, or say why in the kind's own words
+   * (MySQL's `Upgrading`), but not make the resource Ready while a child is not: then the rollup stands.
+   * @default - the children's rollup: Ready when every child is
    */
-  ready?(context: StatusContext<Stored>): Readiness;
+  ready?(context: StatusContext<Stored>, children: Readiness): Readiness;
   /** Objects to watch besides the resources and their children; their events reconcile what they name. */
   readonly watches?: readonly ExtraWatch[];
   /** Work on objects that are not children, undone before deletion (see KindSync). */
@@ -108,6 +118,8 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
 export interface Kind<Spec = unknown, Status extends object = object, Stored = Spec> extends ApiKind {
   readonly group: string;
   readonly version: string;
+  /** The name the generated types start with (`<typeName>Spec`): the kind unless the definition says. */
+  readonly typeName: string;
   /** The CustomResourceDefinition, as `kubectl apply` installs it. */
   readonly crd: CustomResourceDefinition;
   readonly schema: KindSchema;
@@ -174,6 +186,8 @@ function problemsOf(o: KindOptions<unknown, object>): string[] {
     typeof o.plural === 'string' && DNS_LABEL.test(o.plural),
     `plural "${o.plural ?? ''}" must be a lower-case DNS label`,
   );
+  if (o.typeName !== undefined)
+    need(/^[A-Z][A-Za-z0-9]*$/.test(o.typeName), `typeName "${o.typeName}" must be UpperCamelCase`);
   if (o.singular !== undefined)
     need(DNS_LABEL.test(o.singular), `singular "${o.singular}" must be a lower-case DNS label`);
   need(
@@ -190,7 +204,10 @@ function problemsOf(o: KindOptions<unknown, object>): string[] {
     );
     need(o.schema.spec?.type === 'object', 'schema.spec must be an object schema (type: object)');
     for (const name of Object.keys(o.schema.status ?? {})) {
-      need(!(name in commonStatus), `schema.status.${name} is added by the kit; leave it out`);
+      need(
+        !(name in commonStatus) && name !== 'createdChildren',
+        `schema.status.${name} is added by the kit; leave it out`,
+      );
     }
     for (const column of o.schema.columns ?? []) {
       need(
@@ -274,7 +291,14 @@ function crdOf(o: KindOptions<unknown, object>, group: string, version: string):
                 kind: { type: 'string' },
                 metadata: { type: 'object' },
                 spec: schema.spec,
-                status: { type: 'object', properties: { ...commonStatus, ...(schema.status ?? {}) } },
+                status: {
+                  type: 'object',
+                  properties: {
+                    ...commonStatus,
+                    ...(o.children.some(isWriteOnly) ? { createdChildren: createdChildrenSchema } : {}),
+                    ...(schema.status ?? {}),
+                  },
+                },
               },
               'x-kubernetes-validations': [
                 {
@@ -311,6 +335,7 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     namespaced: crd.spec.scope === 'Namespaced',
     group,
     version,
+    typeName: options.typeName ?? options.kind,
     crd,
     schema: options.schema,
     children: options.children,
@@ -327,7 +352,9 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     ready(context) {
       const namespace = context.resource.metadata.namespace;
       const children = childrenReadiness(context.children, context.view, options.children, namespace);
-      return children.ready && options.ready ? options.ready(context) : children;
+      if (!options.ready) return children;
+      const own = options.ready(context, children);
+      return own.ready && !children.ready ? children : own;
     },
   };
 }

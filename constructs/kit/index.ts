@@ -24,7 +24,10 @@ export {
   SERVICE_ACCOUNT,
   STATEFUL_SET,
   groupOf,
+  isWriteOnly,
+  writeOnly,
   type ApiKind,
+  type WriteOnlyKind,
 } from './api-kind';
 export * from './cluster-view';
 export * from './custom-resource';
@@ -36,6 +39,7 @@ export {
   CREATE_ONLY_ANNOTATION,
   GENERATE_ANNOTATION,
   IGNORE_FIELDS_ANNOTATION,
+  OFFLINE_HINT_ANNOTATION,
   OWNER_UID_ANNOTATION,
   RELEASED_FROM_ANNOTATION,
   RETAIN_ANNOTATION,

@@ -7,6 +7,10 @@
 export interface ValidationRule {
   rule: string;
   message?: string;
+  /** A CEL expression giving the message, e.g. `'unsupported downgrade from ' + oldSelf + ' to ' + self`. */
+  messageExpression?: string;
+  /** Evaluates a transition rule on create too, with `oldSelf` an empty optional. */
+  optionalOldSelf?: boolean;
   fieldPath?: string;
   reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
 }
@@ -130,6 +134,30 @@ export const commonStatus: Record<string, JSONSchemaProps> = {
     description: 'The metadata.generation that the status describes.',
   },
   conditions: conditionsSchema,
+};
+
+/**
+ * `status.createdChildren`, in the CRD of a kind with write-only children: the children of write-only kinds
+ * the controller created for the resource, by uid. It cannot read them back, so this is how it tells its
+ * own from another's of the same name after a restart, and what it deletes (that uid only) when the
+ * resource no longer wants one.
+ */
+export const createdChildrenSchema: JSONSchemaProps = {
+  type: 'array',
+  description:
+    'Children of write-only kinds (the controller creates them but may not read them) it created, by uid.',
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['kind', 'name'],
+  items: {
+    type: 'object',
+    required: ['apiVersion', 'kind', 'name', 'uid'],
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      name: { type: 'string' },
+      uid: { type: 'string' },
+    },
+  },
 };
 
 export const readyColumn: PrinterColumn = {

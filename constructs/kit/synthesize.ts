@@ -74,7 +74,7 @@ export function synthesize<Spec>(
   options: SynthesizeOptions = {},
 ): Manifest[] {
   const children = resourceChart(new App(), 'resource', kind, resource, options).toJson() as Manifest[];
-  checkPolicies(children);
+  checkPolicies(children, kind.children);
   if (options.owner) for (const child of children) releaseRetained(child, options.owner.uid);
   return children;
 }

@@ -26,7 +26,7 @@ function codeLines(file: string): { line: number; text: string }[] {
 }
 
 describe.each(builtinKinds.map((k) => [k.kind, k] as const))('the built-in kind %s', (_name, kind) => {
-  const folder = join(ROOT, 'constructs', kebabCase(kind.kind));
+  const folder = join(ROOT, 'constructs', kebabCase(kind.typeName));
 
   it('lives in one folder: its definition, schema, construct and generated types', () => {
     for (const file of ['index.ts', 'schema.ts', 'types.generated.ts']) {
@@ -36,12 +36,15 @@ describe.each(builtinKinds.map((k) => [k.kind, k] as const))('the built-in kind 
 
   it('has a sample and a test of its own', () => {
     expect(existsSync(sampleFile(kind))).toBe(true);
-    expect(existsSync(join(ROOT, 'test/constructs', `${kebabCase(kind.kind)}.test.ts`))).toBe(true);
+    expect(existsSync(join(ROOT, 'test/constructs', `${kebabCase(kind.typeName)}.test.ts`))).toBe(true);
   });
 
   it('is named by no code in the shared layers (cli, controller, synth, the kit)', () => {
     // Whole words: `LoadBalancer` is not the Balancer kind.
-    const names = [kind.kind, kind.plural, kind.group].map(
+    // A kind named like an API word (`Cluster`, a CRD's scope) is looked for by its type name instead.
+    const API_WORDS = new Set(['Cluster', 'Namespaced']);
+    const words = [API_WORDS.has(kind.kind) ? kind.typeName : kind.kind, kind.plural, kind.group];
+    const names = words.map(
       (n) => new RegExp(`(^|[^A-Za-z0-9_])${n.replace(/\./g, '\\.')}($|[^A-Za-z0-9_])`),
     );
     const mentions = SHARED.flatMap(sources)

@@ -173,6 +173,26 @@ describe('a foreign object of the same name', () => {
     expect(result).toEqual({}); // its deletion brings the next reconcile, not a timer
     expect((cluster.any(DEPLOYMENT, NS, 'taken')?.spec as { replicas: number }).replicas).toBe(9);
   });
+
+  it('is known as what blocks the resource, until a reconcile finds the way free', async () => {
+    cluster.put(DEPLOYMENT, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'taken', namespace: NS },
+    });
+    cluster.putResource(databaseManagerKind, 'db', { deploymentName: 'taken' }, NS);
+    const reconciler = cluster.reconciler();
+    await reconciler.reconcile(databaseManagerKind, NS, 'db');
+    // What the manager asks when the foreign Deployment goes or changes: whom to reconcile now.
+    expect(reconciler.blockedBy(DEPLOYMENT, NS, 'taken')).toEqual([
+      { definition: databaseManagerKind, namespace: NS, name: 'db' },
+    ]);
+    expect(reconciler.blockedBy(DEPLOYMENT, NS, 'other')).toEqual([]);
+    cluster.remove(DEPLOYMENT, NS, 'taken');
+    await reconciler.reconcile(databaseManagerKind, NS, 'db');
+    expect(cluster.get(DEPLOYMENT, NS, 'taken')).toBeDefined(); // ours now
+    expect(reconciler.blockedBy(DEPLOYMENT, NS, 'taken')).toEqual([]);
+  });
 });
 
 describe('an apply the API server refuses', () => {
@@ -197,15 +217,14 @@ describe('an apply the API server refuses', () => {
 
 describe('a spec the construct refuses', () => {
   it('is terminal: Ready=False InvalidSpec naming the field, no child written, no retry', async () => {
-    const spec = sample(balancerKind).spec;
-    spec.backends = [spec.backends[0], spec.backends[0]];
-    cluster.putResource(balancerKind, 'lb', spec, NS);
-    const result = await reconcile(balancerKind, 'lb');
-    expect(writes()).toEqual(['status Balancer/lb']);
+    // Admitted (a resource's name is a DNS subdomain), but no Service can be named so.
+    cluster.putResource(memcachedKind, '1cache', { size: 1 }, NS);
+    const result = await reconcile(memcachedKind, '1cache');
+    expect(writes()).toEqual(['status Memcached/1cache']);
     expect(result).toEqual({});
-    const ready = cluster.ready(balancerKind, NS, 'lb');
+    const ready = cluster.ready(memcachedKind, NS, '1cache');
     expect([ready?.status, ready?.reason]).toEqual(['False', 'InvalidSpec']);
-    expect(ready?.message).toMatch(/^spec\.backends\[1\]\.name: Duplicate value/);
+    expect(ready?.message).toMatch(/^metadata\.name: .*must be a DNS-1035 label/);
     expect(cluster.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'InvalidSpec' })]);
   });
 });

@@ -12,6 +12,7 @@ import {
   type ClusterView,
   type KindOptions,
   type KubeObject,
+  type Readiness,
 } from '../../../constructs';
 import { Greeting, greetingKind, greetingSchema, type GreetingSpec } from '../../fixtures/kinds/greeting';
 
@@ -206,16 +207,37 @@ describe('defineKind', () => {
       });
     });
 
-    it("GIVEN a kind with its own rule THEN the children come first, then the rule; status has the kind's fields", () => {
+    it("GIVEN a kind with its own rule THEN the rule is asked with the children's rollup and has the last word, unless it says Ready while a child is not; status has the kind's fields", () => {
+      const seen: Readiness[] = [];
+      const rule = (ready: boolean) =>
+        defineKind(
+          greetingWith({
+            ready: (_context: unknown, rollup: Readiness) => {
+              seen.push(rollup);
+              return ready
+                ? { ready: true, reason: 'Greeted', message: 'all greeted' }
+                : { ready: false, reason: 'Waiting', message: 'never' };
+            },
+          }),
+        );
+      // A child missing: a rule that says Ready does not hide it; one that says why not is heard.
+      expect(rule(true).ready({ resource, children, view: viewOf([]) })).toMatchObject({
+        ready: false,
+        message: 'ConfigMap hi-greeting: does not exist yet',
+      });
+      expect(seen[0]).toMatchObject({ ready: false, message: 'ConfigMap hi-greeting: does not exist yet' });
+      expect(rule(false).ready({ resource, children, view: viewOf([]) })).toMatchObject({ message: 'never' });
+      expect(rule(true).ready({ resource, children, view: withChild })).toEqual({
+        ready: true,
+        reason: 'Greeted',
+        message: 'all greeted',
+      });
       const kind = defineKind(
         greetingWith({
           ready: () => ({ ready: false, reason: 'Waiting', message: 'never' }),
           status: () => ({ greeted: 3 }),
         }),
       );
-      expect(kind.ready({ resource, children, view: viewOf([]) })).toMatchObject({
-        message: 'ConfigMap hi-greeting: does not exist yet',
-      });
       expect(kind.ready({ resource, children, view: withChild })).toEqual({
         ready: false,
         reason: 'Waiting',
