@@ -162,6 +162,12 @@ export class Reconciler {
    */
   private readonly writeOnlyChecked = new Map<string, number>();
   /**
+   * By queue key: the write-only children this process knows the resource has, with the resource's uid. The
+   * status records them too, but the cache may show a status older than our last write: without this, a
+   * reconcile in between would take our own child for someone else's (and write the older list back).
+   */
+  private readonly made = new Map<string, { uid: string; created: CreatedChild[] }>();
+  /**
    * By the key of an object that is not ours: the resources it blocks (ErrResourceExists), so that its
    * deletion brings them back at once rather than at the next resync. Each reconcile restates its own.
    */
@@ -182,6 +188,7 @@ export class Reconciler {
     if (!resource) {
       this.syntheses.delete(key);
       this.unseen.delete(key);
+      this.made.delete(key);
       this.block(key, []);
       for (const checked of this.writeOnlyChecked.keys()) {
         if (checked.startsWith(`${key}\u0000`)) this.writeOnlyChecked.delete(checked);
@@ -237,7 +244,7 @@ export class Reconciler {
     const waiting: string[] = [];
     const wanted = new Set<string>();
     const changes = { Created: [] as string[], Updated: [] as string[] };
-    const created = createdChildrenOf(resource);
+    const created = this.createdChildren(key, resource);
     const blockers: string[] = [];
     await Promise.all(
       desired.map(async (intent) => {
@@ -334,6 +341,9 @@ export class Reconciler {
       }),
     );
     this.block(key, blockers, { definition, namespace, name });
+    if (created.length > 0)
+      this.made.set(key, { uid: metadata.uid ?? '', created: created.map((c) => ({ ...c })) });
+    else this.made.delete(key);
     changes.Created.sort();
     changes.Updated.sort();
     if (changes.Created.length > 0) log.info('created children', { children: changes.Created });
@@ -396,6 +406,19 @@ export class Reconciler {
     );
     if (generation !== undefined) this.syntheses.set(key, { uid, generation, intents });
     return intents;
+  }
+
+  /** The write-only children the resource has: its status's records and what this process made since. */
+  private createdChildren(key: string, resource: CustomResource): CreatedChild[] {
+    const created = createdChildrenOf(resource);
+    const made = this.made.get(key);
+    if (!made || made.uid !== (resource.metadata.uid ?? '')) return created;
+    for (const record of made.created) {
+      const i = created.findIndex((c) => c.kind === record.kind && c.name === record.name);
+      if (i < 0) created.push({ ...record });
+      else created[i] = { ...record };
+    }
+    return created.sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
   }
 
   /**

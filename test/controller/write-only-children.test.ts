@@ -107,6 +107,18 @@ describe('the generated root password Secret', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('stays ours when the cache shows a status from before it was recorded', async () => {
+    create();
+    await reconcile();
+    const recorded = status().createdChildren;
+    // The watch has not brought our status write back yet: the reconcile a child's event brings sees none.
+    cluster.patch(mysqlClusterKind, NS, 'mysql', { status: { createdChildren: null } });
+    clock += 600_000; // and it is time to check that the Secret is still there
+    await reconcile();
+    expect(ready()?.reason).not.toBe('ErrResourceExists');
+    expect(status().createdChildren).toEqual(recorded);
+  });
+
   it('keeps its password across a spec change and a controller restart', async () => {
     create();
     await reconcile();
