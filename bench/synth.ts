@@ -17,6 +17,7 @@ import {
   balancerKind,
   databaseManagerKind,
   memcachedKind,
+  mysqlClusterKind,
   nodePoolKind,
   resourceChart,
   synthesize,
@@ -25,6 +26,7 @@ import {
   type DatabaseManagerSpec,
   type Kind,
   type MemcachedSpec,
+  type MysqlClusterSpec,
   type NodePoolSpec,
 } from '../constructs';
 
@@ -80,6 +82,20 @@ function databaseManager(i: number): CustomResource<DatabaseManagerSpec> {
       replicas: 1 + (i % 10),
       ...(i % 3 === 0 ? { deploymentName: `db-${i}-server` } : {}),
       ...(i % 4 === 0 ? { rootPasswordSecret: { name: `db-${i}-root` } } : {}),
+    },
+  };
+}
+
+/** 1 to 9 members, some upgraded, half with the user's own password Secret: 2 or 3 children. */
+function mysqlCluster(i: number): CustomResource<MysqlClusterSpec> {
+  return {
+    apiVersion: 'mysql.oracle.com/v1alpha1',
+    kind: 'Cluster',
+    metadata: { name: `mysql-${i}`, namespace: namespace(i) },
+    spec: {
+      members: 1 + (i % 9),
+      version: `8.0.${11 + (i % 5)}`,
+      ...(i % 2 === 0 ? { rootPasswordSecret: { name: `mysql-${i}-root` } } : {}),
     },
   };
 }
@@ -142,6 +158,7 @@ const cases: Case[] = [
   kind(nodePoolKind, nodePool),
   kind(databaseManagerKind, databaseManager),
   kind(balancerKind, balancer),
+  kind(mysqlClusterKind, mysqlCluster),
   { name: 'baseline: kplus Deployment + Service', run: baseline },
 ];
 

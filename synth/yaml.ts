@@ -53,7 +53,8 @@ function mustDoubleQuote(s: string): boolean {
 
 /** One YAML document: block style, no line folding, look-alike strings quoted. */
 export function toYaml(value: unknown): string {
-  const doc = new Document(value, { compat });
+  // No anchors and aliases for an object met twice: every reader gets plain, repeated YAML.
+  const doc = new Document(value, { compat, aliasDuplicateObjects: false });
   visit(doc, {
     Scalar(_, node) {
       if (typeof node.value === 'string' && mustDoubleQuote(node.value)) node.type = Scalar.QUOTE_DOUBLE;

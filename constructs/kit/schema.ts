@@ -89,6 +89,12 @@ export const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
 export const LABEL_KEY =
   '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
 
+/** CEL: every key of a map is a qualified name, as label and annotation keys must be. */
+const QUALIFIED_KEYS: ValidationRule = {
+  rule: `self.all(k, k.size() <= 253 && k.matches('${LABEL_KEY.replace(/\\/g, '\\\\')}'))`,
+  message: 'keys must be qualified names (an optional DNS subdomain prefix and "/", then a name)',
+};
+
 /** A map of label keys to label values, as Kubernetes validates them (keys are checked by CEL). */
 export function labelMap(description: string, extraRules: ValidationRule[] = []): JSONSchemaProps {
   return {
@@ -96,13 +102,18 @@ export function labelMap(description: string, extraRules: ValidationRule[] = [])
     description,
     maxProperties: 64,
     additionalProperties: { type: 'string', maxLength: 63, pattern: LABEL_VALUE },
-    'x-kubernetes-validations': [
-      {
-        rule: `self.all(k, k.size() <= 253 && k.matches('${LABEL_KEY.replace(/\\/g, '\\\\')}'))`,
-        message: 'keys must be qualified names (an optional DNS subdomain prefix and "/", then a name)',
-      },
-      ...extraRules,
-    ],
+    'x-kubernetes-validations': [QUALIFIED_KEYS, ...extraRules],
+  };
+}
+
+/** A map of annotations: qualified-name keys (checked by CEL), any string values. */
+export function annotationMap(description: string): JSONSchemaProps {
+  return {
+    type: 'object',
+    description,
+    maxProperties: 64,
+    additionalProperties: { type: 'string' },
+    'x-kubernetes-validations': [QUALIFIED_KEYS],
   };
 }
 

@@ -1,4 +1,13 @@
-import { DNS_SUBDOMAIN, intOrString, labelMap, type JSONSchemaProps, type KindSchema } from '../kit';
+import {
+  DNS_SUBDOMAIN,
+  LABEL_KEY,
+  LABEL_VALUE,
+  annotationMap,
+  intOrString,
+  labelMap,
+  type JSONSchemaProps,
+  type KindSchema,
+} from '../kit';
 
 /** The oldest MySQL version the cluster runs: group replication as the agent drives it starts there. */
 export const MINIMUM_VERSION = '8.0.11';
@@ -25,13 +34,27 @@ const localObjectReference = (description: string): JSONSchemaProps => ({
   properties: { name: { type: 'string', minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN } },
 });
 
+/** A Kubernetes quantity (`1Gi`, `500m`, `2`), as resource.Quantity parses it. */
+const quantity: JSONSchemaProps = {
+  ...intOrString(),
+  pattern:
+    '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+};
+
 const quantities: JSONSchemaProps = {
   type: 'object',
-  additionalProperties: {
-    ...intOrString(),
-    pattern:
-      '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
-  },
+  maxProperties: 16,
+  // What the API server accepts in a container's resources; anything else is refused in the StatefulSet.
+  'x-kubernetes-validations': [
+    {
+      rule:
+        "self.all(k, k in ['cpu', 'memory', 'ephemeral-storage'] || k.startsWith('hugepages-') || " +
+        "(k.contains('/') && !k.startsWith('kubernetes.io/') && !k.startsWith('requests.')))",
+      message:
+        'keys must be cpu, memory, ephemeral-storage, hugepages-<size> or an extended resource (example.com/gpu)',
+    },
+  ],
+  additionalProperties: quantity,
 };
 
 /** corev1.ResourceRequirements, limits and requests. */
@@ -57,13 +80,37 @@ const claimTemplate = (description: string): JSONSchemaProps => ({
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
         labels: labelMap('Labels of each claim.'),
-        annotations: { type: 'object', additionalProperties: { type: 'string' } },
+        annotations: annotationMap('Annotations of each claim.'),
       },
     },
     spec: {
       type: 'object',
-      description: 'A PersistentVolumeClaimSpec (core/v1).',
+      description:
+        'A PersistentVolumeClaimSpec (core/v1): the fields the API server requires are checked here, the rest ' +
+        'passed through as written.',
       'x-kubernetes-preserve-unknown-fields': true,
+      required: ['accessModes', 'resources'],
+      properties: {
+        accessModes: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 4,
+          items: {
+            type: 'string',
+            enum: ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'],
+          },
+        },
+        resources: {
+          type: 'object',
+          required: ['requests'],
+          properties: {
+            requests: { type: 'object', required: ['storage'], properties: { storage: quantity } },
+            limits: { type: 'object', properties: { storage: quantity } },
+          },
+        },
+        storageClassName: { type: 'string', maxLength: 253, pattern: DNS_SUBDOMAIN },
+        volumeMode: { type: 'string', enum: ['Filesystem', 'Block'] },
+      },
     },
   },
 });
@@ -132,11 +179,7 @@ export const mysqlClusterSchema: KindSchema = {
         default: false,
         description: 'Every member accepts writes (group replication multi-primary mode).',
       },
-      nodeSelector: {
-        type: 'object',
-        additionalProperties: { type: 'string' },
-        description: "The pods' nodeSelector.",
-      },
+      nodeSelector: labelMap("The pods' nodeSelector: labels a node must have."),
       affinity: {
         type: 'object',
         description: "The pods' affinity (core/v1 Affinity), passed through.",
@@ -148,12 +191,28 @@ export const mysqlClusterSchema: KindSchema = {
         items: {
           type: 'object',
           properties: {
-            key: { type: 'string' },
+            key: { type: 'string', maxLength: 316, pattern: LABEL_KEY },
             operator: { type: 'string', enum: ['Exists', 'Equal'] },
-            value: { type: 'string' },
+            value: { type: 'string', maxLength: 63, pattern: LABEL_VALUE },
             effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
             tolerationSeconds: { type: 'integer', format: 'int64' },
           },
+          // The API server's own checks of a toleration (core/v1 validation), said at admission.
+          'x-kubernetes-validations': [
+            {
+              rule: "(has(self.key) && self.key != '') || (has(self.operator) && self.operator == 'Exists')",
+              message:
+                'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+            },
+            {
+              rule: "!has(self.operator) || self.operator != 'Exists' || !has(self.value) || self.value == ''",
+              message: "value must be empty when `operator` is 'Exists'",
+            },
+            {
+              rule: "!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",
+              message: "effect must be 'NoExecute' when `tolerationSeconds` is set",
+            },
+          ],
         },
       },
       securityContext: {

@@ -38,7 +38,7 @@ export interface MysqlClusterSpec {
    */
   multiMaster?: boolean;
   /**
-   * The pods' nodeSelector.
+   * The pods' nodeSelector: labels a node must have.
    */
   nodeSelector?: {
     [k: string]: string;
@@ -120,14 +120,32 @@ export interface MysqlClusterSpec {
       labels?: {
         [k: string]: string;
       };
+      /**
+       * Annotations of each claim.
+       */
       annotations?: {
         [k: string]: string;
       };
     };
     /**
-     * A PersistentVolumeClaimSpec (core/v1).
+     * A PersistentVolumeClaimSpec (core/v1): the fields the API server requires are checked here, the rest passed through as written.
      */
     spec: {
+      /**
+       * @minItems 1
+       * @maxItems 4
+       */
+      accessModes: ('ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOncePod')[];
+      resources: {
+        requests: {
+          storage: number | string;
+        };
+        limits?: {
+          storage?: number | string;
+        };
+      };
+      storageClassName?: string;
+      volumeMode?: 'Filesystem' | 'Block';
       [k: string]: unknown;
     };
   };
@@ -143,14 +161,32 @@ export interface MysqlClusterSpec {
       labels?: {
         [k: string]: string;
       };
+      /**
+       * Annotations of each claim.
+       */
       annotations?: {
         [k: string]: string;
       };
     };
     /**
-     * A PersistentVolumeClaimSpec (core/v1).
+     * A PersistentVolumeClaimSpec (core/v1): the fields the API server requires are checked here, the rest passed through as written.
      */
     spec: {
+      /**
+       * @minItems 1
+       * @maxItems 4
+       */
+      accessModes: ('ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOncePod')[];
+      resources: {
+        requests: {
+          storage: number | string;
+        };
+        limits?: {
+          storage?: number | string;
+        };
+      };
+      storageClassName?: string;
+      volumeMode?: 'Filesystem' | 'Block';
       [k: string]: unknown;
     };
   };
@@ -213,7 +249,7 @@ export interface MysqlClusterSpecWithDefaults {
    */
   multiMaster: boolean;
   /**
-   * The pods' nodeSelector.
+   * The pods' nodeSelector: labels a node must have.
    */
   nodeSelector?: {
     [k: string]: string;
@@ -295,14 +331,32 @@ export interface MysqlClusterSpecWithDefaults {
       labels?: {
         [k: string]: string;
       };
+      /**
+       * Annotations of each claim.
+       */
       annotations?: {
         [k: string]: string;
       };
     };
     /**
-     * A PersistentVolumeClaimSpec (core/v1).
+     * A PersistentVolumeClaimSpec (core/v1): the fields the API server requires are checked here, the rest passed through as written.
      */
     spec: {
+      /**
+       * @minItems 1
+       * @maxItems 4
+       */
+      accessModes: ('ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOncePod')[];
+      resources: {
+        requests: {
+          storage: number | string;
+        };
+        limits?: {
+          storage?: number | string;
+        };
+      };
+      storageClassName?: string;
+      volumeMode?: 'Filesystem' | 'Block';
       [k: string]: unknown;
     };
   };
@@ -318,14 +372,32 @@ export interface MysqlClusterSpecWithDefaults {
       labels?: {
         [k: string]: string;
       };
+      /**
+       * Annotations of each claim.
+       */
       annotations?: {
         [k: string]: string;
       };
     };
     /**
-     * A PersistentVolumeClaimSpec (core/v1).
+     * A PersistentVolumeClaimSpec (core/v1): the fields the API server requires are checked here, the rest passed through as written.
      */
     spec: {
+      /**
+       * @minItems 1
+       * @maxItems 4
+       */
+      accessModes: ('ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOncePod')[];
+      resources: {
+        requests: {
+          storage: number | string;
+        };
+        limits?: {
+          storage?: number | string;
+        };
+      };
+      storageClassName?: string;
+      volumeMode?: 'Filesystem' | 'Block';
       [k: string]: unknown;
     };
   };

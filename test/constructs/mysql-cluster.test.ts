@@ -58,7 +58,7 @@ const script = (spec: MysqlClusterSpec = {}) => container(spec, 'mysql').command
 
 const claim = (name: string) => ({
   metadata: { name },
-  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  spec: { accessModes: ['ReadWriteOnce' as const], resources: { requests: { storage: '1Gi' } } },
 });
 
 describe('MySQL Cluster', () => {

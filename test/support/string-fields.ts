@@ -38,25 +38,64 @@ export function specSchema(kind: Kind): JSONSchemaProps {
 
 type Json = Record<string | number, unknown>;
 
+/** A minimal value of `schema`: its required fields, each minimal in turn. */
+function minimal(schema: JSONSchemaProps | undefined): unknown {
+  if (schema?.['x-kubernetes-int-or-string']) return 1;
+  switch (schema?.type) {
+    case 'string':
+      return schema.enum?.[0] ?? 'a';
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? 1;
+    case 'boolean':
+      return false;
+    case 'array':
+      return (schema.minItems ?? 0) > 0 ? [minimal(schema.items)] : [];
+    default: {
+      const out: Json = {};
+      for (const name of schema?.required ?? []) out[name] = minimal(schema?.properties?.[name]);
+      return out;
+    }
+  }
+}
+
+/** The schema one step down: a property, a list's item or a map's value. */
+function childSchema(
+  schema: JSONSchemaProps | undefined,
+  segment: string | number,
+): JSONSchemaProps | undefined {
+  if (!schema) return undefined;
+  if (typeof segment === 'number') return schema.items;
+  const additional =
+    typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+  return schema.properties?.[segment] ?? (segment === MAP_KEY ? additional : undefined);
+}
+
 /**
  * A copy of `resource` with `value` at `field` of its spec (objects and a one-item list made on the way
- * when missing). For a map key, the key is `value` and its value is the map's first one, or `value`.
+ * when missing, with the fields `schema`, the spec's, says they require). For a map key, the key is
+ * `value` and its value is the map's first one, or `value`.
  */
 export function withString<T>(
   resource: CustomResource<T>,
   field: StringField,
   value: string,
+  schema?: JSONSchemaProps,
 ): CustomResource<T> {
   const copy = structuredClone(resource) as unknown as { spec: Json };
   copy.spec ??= {};
   let node: Json = copy.spec;
+  let nodeSchema = schema;
   const { path } = field;
   for (let i = 0; i < path.length - 1; i++) {
     const segment = path[i];
     const next = path[i + 1];
-    if (node[segment] === undefined || node[segment] === null)
-      node[segment] = typeof next === 'number' ? [{}] : {};
+    const sub = childSchema(nodeSchema, segment);
+    if (node[segment] === undefined || node[segment] === null) {
+      node[segment] = typeof next === 'number' ? [minimal(sub?.items)] : minimal(sub);
+    }
     node = node[segment] as Json;
+    nodeSchema = sub;
   }
   const last = path[path.length - 1];
   if (field.key) {

@@ -44,7 +44,7 @@ describe.each(builtinKinds.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, 
     const failures: string[] = [];
     for (const field of stringFields(specSchema(kind))) {
       for (const value of VALUES) {
-        const resource = withString(sample(kind), field, value);
+        const resource = withString(sample(kind), field, value, specSchema(kind));
         resource.metadata.namespace = kind.namespaced ? ns : undefined;
         const { manifests, problems } = renderResources([resource], { kinds: [kind] });
         if (problems.length > 0) continue; // the schema or the construct refuses it

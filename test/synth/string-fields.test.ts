@@ -44,7 +44,7 @@ describe.each(builtinKinds.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, 
     const failures: string[] = [];
     for (const field of fields) {
       for (const value of VALUES) {
-        const resource = withString(sample(kind), field, value);
+        const resource = withString(sample(kind), field, value, specSchema(kind));
         const { manifests, problems } = renderResources([resource], { kinds: [kind] });
         if (problems.length > 0 || manifests.length === 0) continue; // the schema or the construct refuses it
         exercised.add(field.path.join('.'));
@@ -82,7 +82,9 @@ describe('strings a child would be refused for are refused at the resource (foun
     ],
   ] as const)('%s: %s = %s', (kindName, field, value, path, message) => {
     const kind = builtinKinds.find((k) => k.kind === kindName)!;
-    const { problems } = renderResources([withString(sample(kind), { path }, value)], { kinds: [kind] });
+    const { problems } = renderResources([withString(sample(kind), { path }, value, specSchema(kind))], {
+      kinds: [kind],
+    });
     expect(problems).toEqual([
       expect.objectContaining({ field, message: expect.stringContaining(message) as string }),
     ]);

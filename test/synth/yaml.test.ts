@@ -185,3 +185,12 @@ describe('toYamlStream', () => {
     expect(toYamlStream([])).toBe('');
   });
 });
+
+describe('toYaml of an object met twice', () => {
+  it('writes it twice, without anchors and aliases', () => {
+    const shared = { name: 'data', mountPath: '/var/lib/mysql' };
+    const text = toYaml({ a: [shared], b: [shared] });
+    expect(text).not.toMatch(/[&*]a\d/);
+    expect(text.match(/mountPath: \/var\/lib\/mysql/g)).toHaveLength(2);
+  });
+});
