@@ -109,6 +109,17 @@ export function childState(live: KubeObject): { done: boolean; state: string } {
       const done = observed && available >= replicas && updated >= replicas;
       return { done, state: `${available}/${replicas} available${done ? '' : ', rolling out'}` };
     }
+    case 'StatefulSet': {
+      const replicas = typeof live.spec?.replicas === 'number' ? live.spec.replicas : 1;
+      const ready = num(live.status?.readyReplicas);
+      const observed = num(live.status?.observedGeneration) >= (live.metadata.generation ?? 0);
+      const done =
+        observed &&
+        ready >= replicas &&
+        num(live.status?.updatedReplicas) >= replicas &&
+        live.status?.currentRevision === live.status?.updateRevision;
+      return { done, state: `${ready}/${replicas} ready${done ? '' : ', rolling out'}` };
+    }
     case 'Service': {
       const ports = ((live.spec?.ports ?? []) as { port: number; protocol?: string }[])
         .map((p) => `${p.port}/${p.protocol ?? 'TCP'}`)
