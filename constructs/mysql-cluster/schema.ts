@@ -161,10 +161,12 @@ export const mysqlClusterSchema: KindSchema = {
       members: {
         type: 'integer',
         format: 'int32',
-        minimum: 1,
-        maximum: 9,
         default: 3,
         description: 'Number of members: InnoDB clustering supports between 1-9 members.',
+        // A rule rather than minimum and maximum, for the message users of the original operator know.
+        'x-kubernetes-validations': [
+          { rule: 'self >= 1 && self <= 9', message: 'InnoDB clustering supports between 1-9 members' },
+        ],
       },
       baseServerId: {
         type: 'integer',

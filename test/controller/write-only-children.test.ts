@@ -206,7 +206,7 @@ describe('admission, as the API server does it', () => {
 
   it('refuses a version before 8.0.11 and more than 9 members', () => {
     expect(() => create({ version: '8.0.9', members: 10 })).toThrow(
-      /spec.members: Invalid value: 10: spec.members in body should be less than or equal to 9/,
+      /spec.members: Invalid value: 10: InnoDB clustering supports between 1-9 members/,
     );
     expect(() => create({ version: '8.0.9' })).toThrow(
       'spec.version: Invalid value: "8.0.9": minimum supported MySQL version is 8.0.11',
