@@ -10,6 +10,7 @@ Kubernetes operators written as cdk8s constructs.
 Commands:
   synth PATH...   render custom-resource YAML to plain Kubernetes manifests, offline
   krm             the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
+  diff PATH...    what applying resources would change, and what the controller would then change
   controller      run the operator against a cluster
   install         render the manifests that install the operator into a cluster
   gen             write the CRD YAML and spec types derived from kind definitions
@@ -29,6 +30,10 @@ async function main(argv: string[]): Promise<number> {
     case 'krm': {
       const { krmCommand } = await import('./krm');
       return krmCommand(rest);
+    }
+    case 'diff': {
+      const { diffCommand } = await import('./diff');
+      return diffCommand(rest);
     }
     case 'install':
       return installCommand(rest, version);
