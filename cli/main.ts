@@ -11,6 +11,7 @@ Commands:
   synth PATH...   render custom-resource YAML to plain Kubernetes manifests, offline
   krm             the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
   diff PATH...    what applying resources would change, and what the controller would then change
+  tree KIND/NAME  a resource, its conditions, and each child: ready or why not
   controller      run the operator against a cluster
   install         render the manifests that install the operator into a cluster
   gen             write the CRD YAML and spec types derived from kind definitions
@@ -34,6 +35,10 @@ async function main(argv: string[]): Promise<number> {
     case 'diff': {
       const { diffCommand } = await import('./diff');
       return diffCommand(rest);
+    }
+    case 'tree': {
+      const { treeCommand } = await import('./tree');
+      return treeCommand(rest);
     }
     case 'install':
       return installCommand(rest, version);
