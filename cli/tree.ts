@@ -13,7 +13,7 @@ export const TREE_HELP = `Usage: reconstruct tree KIND[/NAME] [-n NAMESPACE | -A
 Shows a resource as the cluster has it: its conditions, and each child its construct wants, with whether
 it is ready and why not (the rules of the resource's Ready condition), and the children it made that are
 no longer wanted (pruned at the next reconcile). KIND is the kind, its plural, singular or a short name,
-as for kubectl get (memcached, mysqlclusters, dm); without NAME, every resource of the kind.
+as kubectl get takes them; without NAME, every resource of the kind.
 
 Options:
   -n, --namespace NS    the namespace (default: default)
