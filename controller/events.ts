@@ -1,6 +1,8 @@
 /**
- * Kubernetes Events about our custom resources, with a spam filter: the same event for the same object is
- * sent at most once per window, so a resource stuck in a failing state cannot flood the API server.
+ * Kubernetes Events about our custom resources, aggregated as client-go's recorder does: the same event for
+ * the same object within a window is one Event whose `count` and `lastTimestamp` grow (one patch for any
+ * number of repeats that wait together), so `kubectl describe` says `x12 over 5m` and a resource stuck in a
+ * failing state cannot flood the API server.
  * Events are sent in the background, one at a time, as client-go's broadcaster does, and they yield to the
  * reconciles: while resources wait in the work queue, events go out at a trickle (Warnings first), and the
  * rest follow once the queue is empty. A burst of new resources then costs the API server and etcd one
@@ -8,7 +10,7 @@
  */
 import type { CustomResource } from '../constructs/kit';
 import type { Writer } from './api';
-import { isNamespaceTerminating } from './kube/client';
+import { isNamespaceTerminating, isNotFound } from './kube/client';
 import { EVENT } from '../constructs/kit/api-kind';
 import type { Logger } from './log';
 
@@ -31,14 +33,29 @@ export interface EventRecorderOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** One event as sent in the current window: what a repeat patches. */
+interface Sent {
+  readonly at: number;
+  readonly namespace: string;
+  /** The Event's name, once its creation answered. */
+  name?: string;
+  count: number;
+  last: number;
+  /** A patch of the count waits in the queue: further repeats ride on it. */
+  patching: boolean;
+  readonly event: Record<string, unknown>;
+}
+
 interface Pending {
   namespace: string;
-  event: object;
+  /** A new Event, or a repeat's patch of the one sent. */
+  event?: object;
+  repeat?: Sent;
   about: Record<string, unknown>;
 }
 
 export class EventRecorder {
-  private readonly sent = new Map<string, number>();
+  private readonly sent = new Map<string, Sent>();
   /** Warnings go out before Normal events. */
   private readonly pending: Record<EventType, Pending[]> = { Warning: [], Normal: [] };
   private sending?: Promise<void>;
@@ -76,15 +93,26 @@ export class EventRecorder {
   ): void {
     const key = [object.metadata.uid, type, reason, message].join('\u0000');
     const now = this.now();
-    const last = this.sent.get(key);
-    if (last !== undefined && now - last < this.windowMs) return;
     const { name, namespace, uid, resourceVersion } = object.metadata;
     const about = { kind: object.kind, namespace, name, reason };
+    const earlier = this.sent.get(key);
+    if (earlier !== undefined && now - earlier.at < this.windowMs) {
+      earlier.count++;
+      earlier.last = now;
+      if (earlier.patching) return;
+      if (this.waiting() >= this.maxPending) {
+        if (this.dropped++ === 0) this.log.warn('too many events waiting; dropping', about);
+        return;
+      }
+      earlier.patching = true;
+      this.pending[type].push({ namespace: earlier.namespace, repeat: earlier, about });
+      this.kick();
+      return;
+    }
     if (this.waiting() >= this.maxPending) {
       if (this.dropped++ === 0) this.log.warn('too many events waiting; dropping', about);
       return;
     }
-    this.sent.set(key, now);
     if (this.sent.size > 10_000) this.forgetOlderThan(now - this.windowMs);
 
     // Events of cluster-scoped objects live in the default namespace, as kubectl describe expects.
@@ -112,7 +140,9 @@ export class EventRecorder {
       lastTimestamp: time,
       count: 1,
     };
-    this.pending[type].push({ namespace: eventNamespace, event, about });
+    const sent: Sent = { at: now, namespace: eventNamespace, count: 1, last: now, patching: false, event };
+    this.sent.set(key, sent);
+    this.pending[type].push({ namespace: eventNamespace, event, repeat: sent, about });
     this.kick();
   }
 
@@ -156,10 +186,17 @@ export class EventRecorder {
       }
       const next = this.pending.Warning.shift() ?? this.pending.Normal.shift();
       if (!next) break;
-      const { namespace, event, about } = next;
+      const { namespace, event, repeat, about } = next;
       this.lastSentAt = this.now();
       try {
-        await this.writer.create(EVENT, namespace, event);
+        if (event) {
+          const made = (await this.writer.create(EVENT, namespace, event)) as {
+            metadata?: { name?: string };
+          };
+          if (repeat) repeat.name = made?.metadata?.name;
+        } else if (repeat) {
+          await this.sendRepeat(repeat);
+        }
       } catch (err) {
         // A namespace being deleted refuses new objects; its resources are going too, so this is no news.
         const level = isNamespaceTerminating(err) ? 'debug' : 'warn';
@@ -172,7 +209,25 @@ export class EventRecorder {
     }
   }
 
+  /** A repeat: the Event's count and last time, or a new Event with the count if that one is gone. */
+  private async sendRepeat(repeat: Sent): Promise<void> {
+    repeat.patching = false;
+    const patch = { count: repeat.count, lastTimestamp: new Date(repeat.last).toISOString() };
+    if (repeat.name) {
+      try {
+        await this.writer.mergePatch(EVENT, repeat.namespace, repeat.name, patch);
+        return;
+      } catch (err) {
+        if (!isNotFound(err)) throw err; // an Event lives an hour: then a new one says the count
+      }
+    }
+    const made = (await this.writer.create(EVENT, repeat.namespace, { ...repeat.event, ...patch })) as {
+      metadata?: { name?: string };
+    };
+    repeat.name = made?.metadata?.name;
+  }
+
   private forgetOlderThan(cutoff: number): void {
-    for (const [key, at] of this.sent) if (at < cutoff) this.sent.delete(key);
+    for (const [key, sent] of this.sent) if (sent.at < cutoff) this.sent.delete(key);
   }
 }
