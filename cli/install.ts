@@ -3,12 +3,14 @@ import { toYamlStream } from '../synth/yaml';
 import { installManifests } from '../controller/install';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-export const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--image IMAGE] [--replicas N] [--kinds MODULE]
+export const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--image IMAGE] [--replicas N]
+                         [--service-monitor] [--kinds MODULE]
 
 Renders everything to run the operator in a cluster: the CRDs of its kinds, a Namespace, a
 ServiceAccount, a ClusterRole granting exactly what the kinds need, a Role for the leader-election
 Lease, the bindings, and the controller Deployment (two replicas, leader election, probes, restricted
-security context). With --kinds, the Deployment runs the controller with the same --kinds: the image
+security context), and a Service in front of its metrics (port 8080, the names controller-runtime
+and client-go export: controller_runtime_*, workqueue_*, rest_client_requests_total, ...). With --kinds, the Deployment runs the controller with the same --kinds: the image
 must hold the module at that path.
 
   kubectl apply -f <(reconstruct install -o -)
@@ -18,6 +20,7 @@ Options:
   --namespace NS      namespace of the controller (default reconstruct-system)
   --image IMAGE       controller image (default reconstruct:<version>)
   --replicas N        controller replicas (default 2)
+  --service-monitor   also a ServiceMonitor for the Prometheus Operator (its CRD must be installed)
 ${KINDS_HELP}
 `;
 
@@ -27,6 +30,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
     namespace: { type: 'string' },
     image: { type: 'string' },
     replicas: { type: 'string' },
+    'service-monitor': { type: 'boolean' },
   });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
@@ -48,6 +52,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
       namespace: values.namespace,
       image: values.image,
       replicas,
+      serviceMonitor: values['service-monitor'] === true,
       version,
     }),
   );

@@ -1,8 +1,9 @@
 /**
  * Everything to run the operator in a cluster, as a cdk8s chart: the CRDs, a Namespace, a ServiceAccount,
  * a ClusterRole with exactly what the registered kinds need, a Role for the leader-election Lease, the
- * bindings, and a Deployment of two replicas with leader election, probes, resources and a restricted
- * security context. `reconstruct install` prints it; `kubectl apply -f` installs it.
+ * bindings, a Deployment of two replicas with leader election, probes, resources and a restricted
+ * security context, and a Service in front of its metrics (a ServiceMonitor too, if asked). `reconstruct
+ * install` prints it; `kubectl apply -f` installs it.
  */
 import { ApiObject, App, Chart } from 'cdk8s';
 import type { Kind } from '../constructs/kit';
@@ -19,6 +20,11 @@ export interface InstallOptions {
   readonly replicas?: number;
   /** Extra arguments of `reconstruct controller`, e.g. the `--kinds` the image runs. */
   readonly controllerArgs?: readonly string[];
+  /**
+   * Also a Prometheus Operator ServiceMonitor that scrapes the metrics Service (needs its CRD).
+   * @default false
+   */
+  readonly serviceMonitor?: boolean;
 }
 
 export const INSTALL_NAME = 'reconstruct-controller';
@@ -126,5 +132,26 @@ export function installManifests(options: InstallOptions & { version: string }):
       },
     },
   });
+  // The metrics of every replica (each counts its own work; only the leader reconciles).
+  object('metrics-service', {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: `${INSTALL_NAME}-metrics`, namespace, labels },
+    spec: {
+      selector: labels,
+      ports: [{ name: 'metrics', port: METRICS_PORT, targetPort: 'metrics', protocol: 'TCP' }],
+    },
+  });
+  if (options.serviceMonitor) {
+    object('service-monitor', {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'ServiceMonitor',
+      metadata: { name: INSTALL_NAME, namespace, labels },
+      spec: {
+        selector: { matchLabels: labels },
+        endpoints: [{ port: 'metrics', path: '/metrics', interval: '30s' }],
+      },
+    });
+  }
   return chart.toJson();
 }

@@ -74,7 +74,7 @@ const nameOnly = (obj: KubeObject): KubeObject => ({
 });
 
 export class Manager implements ClusterView {
-  readonly queue = new WorkQueue();
+  readonly queue: WorkQueue;
   private readonly informers = new Map<string, Informer[]>();
   /** Metadata-only, per child kind: the objects without our managed-by label (see exists()). */
   private readonly existing = new Map<string, Informer[]>();
@@ -88,6 +88,12 @@ export class Manager implements ClusterView {
     private readonly log: Logger,
     private readonly metrics: Metrics,
   ) {
+    this.queue = new WorkQueue({ observer: metrics.queueObserver });
+    metrics.watchQueue(this.queue);
+    metrics.controllers(
+      kinds.kinds.map((k) => k.kind),
+      options.workers,
+    );
     const writer = new Writer(client, options.fieldManager);
     // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
     this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
@@ -291,13 +297,17 @@ export class Manager implements ClusterView {
         async (key) => {
           const { definition, namespace, name } = this.parseQueueKey(key);
           const started = process.hrtime.bigint();
-          let result = 'success';
+          let result: 'success' | 'requeue_after' | 'error' = 'success';
+          this.metrics.activeWorker(definition.kind, 1);
           try {
-            return await this.reconciler.reconcile(definition, namespace, name);
+            const outcome = await this.reconciler.reconcile(definition, namespace, name);
+            if (outcome.requeueAfterMs !== undefined) result = 'requeue_after';
+            return outcome;
           } catch (err) {
             result = 'error';
             throw err;
           } finally {
+            this.metrics.activeWorker(definition.kind, -1);
             this.metrics.reconciled(definition.kind, result, Number(process.hrtime.bigint() - started) / 1e9);
           }
         },

@@ -27,6 +27,20 @@ export interface WorkQueueOptions {
   maxBackgroundWaitMs?: number;
   /** The clock (ms) of maxBackgroundWaitMs and addAfter's due times. Default: Date.now. */
   now?: () => number;
+  /** Told of each new key, wait and piece of work, for client-go's workqueue metrics. */
+  observer?: QueueObserver;
+}
+
+/** What client-go's workqueue metrics count (workqueue_adds_total, _queue_duration_seconds, ...). */
+export interface QueueObserver {
+  /** A key became dirty: queued, or marked to run again after the work on it. */
+  added(): void;
+  /** A key handed to a worker after waiting this long in the queue. */
+  waited(seconds: number): void;
+  /** A worker finished a key after this long. */
+  worked(seconds: number): void;
+  /** A key put back after a failure (rate-limited). */
+  retried(): void;
 }
 
 export class WorkQueue {
@@ -50,12 +64,17 @@ export class WorkQueue {
   private readonly getters: (() => void)[] = [];
   private drainers: (() => void)[] = [];
   private shuttingDown = false;
+  private readonly observer?: QueueObserver;
+  /** When each ready key was queued, and when each key being processed was handed out. */
+  private readonly queuedAt = new Map<string, number>();
+  private readonly startedAt = new Map<string, number>();
 
   constructor(options: WorkQueueOptions = {}) {
     this.baseDelayMs = options.baseDelayMs ?? 5;
     this.maxDelayMs = options.maxDelayMs ?? 300_000;
     this.maxBackgroundWaitMs = options.maxBackgroundWaitMs ?? 30_000;
     this.now = options.now ?? Date.now;
+    this.observer = options.observer;
   }
 
   /**
@@ -66,6 +85,7 @@ export class WorkQueue {
     if (this.shuttingDown) return;
     const was = this.dirty.get(key);
     if (was === lane || was === 'normal') return;
+    if (was === undefined) this.observer?.added();
     this.dirty.set(key, lane);
     if (this.processing.has(key)) return;
     if (was === 'background') this.background.delete(key);
@@ -73,6 +93,7 @@ export class WorkQueue {
   }
 
   private enqueue(key: string, lane: Lane): void {
+    if (!this.queuedAt.has(key)) this.queuedAt.set(key, this.now());
     if (lane === 'normal') this.normal.add(key);
     else this.background.set(key, this.now());
     this.getters.shift()?.();
@@ -111,6 +132,7 @@ export class WorkQueue {
   addRateLimited(key: string): void {
     const failures = this.failures.get(key) ?? 0;
     this.failures.set(key, failures + 1);
+    this.observer?.retried();
     this.addAfter(key, this.backoff(failures));
   }
 
@@ -139,6 +161,10 @@ export class WorkQueue {
     if (key === undefined) return undefined;
     this.processing.add(key);
     this.dirty.delete(key);
+    const now = this.now();
+    this.observer?.waited((now - (this.queuedAt.get(key) ?? now)) / 1000);
+    this.queuedAt.delete(key);
+    this.startedAt.set(key, now);
     return key;
   }
 
@@ -163,6 +189,9 @@ export class WorkQueue {
   /** Marks the key as processed; if it was added meanwhile, it is queued again, in its lane. */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
+    const started = this.startedAt.get(key);
+    this.startedAt.delete(key);
+    if (started !== undefined) this.observer?.worked((this.now() - started) / 1000);
     const lane = this.dirty.get(key);
     if (lane) this.enqueue(key, lane);
     if (this.processing.size === 0) {
@@ -180,6 +209,22 @@ export class WorkQueue {
   /** Keys being processed right now. */
   get active(): number {
     return this.processing.size;
+  }
+
+  /**
+   * The work in progress, as client-go's workqueue reports it: seconds of work not yet done (summed over
+   * the keys being processed), and the longest any of them has run.
+   */
+  inProgress(): { unfinishedSeconds: number; longestSeconds: number } {
+    const now = this.now();
+    let unfinishedSeconds = 0;
+    let longestSeconds = 0;
+    for (const started of this.startedAt.values()) {
+      const seconds = (now - started) / 1000;
+      unfinishedSeconds += seconds;
+      longestSeconds = Math.max(longestSeconds, seconds);
+    }
+    return { unfinishedSeconds, longestSeconds };
   }
 
   /**

@@ -67,8 +67,8 @@ export async function runController(
   const settings = { ...DEFAULT_SETTINGS, ...options };
   const log = options.log ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
   const registry = kinds instanceof KindRegistry ? kinds : new KindRegistry(kinds);
-  const metrics = new Metrics();
   const client = loadClient({ kubeconfig: settings.kubeconfig, userAgent: 'reconstruct-controller' });
+  const metrics = new Metrics({ apiHost: client.host });
   client.onRequest = (verb, code, seconds) => metrics.apiRequest(verb, code, seconds);
   const manager = new Manager(client, registry, settings, log, metrics);
 
@@ -91,6 +91,7 @@ export async function runController(
 
   manager.start();
   const identity = `${hostname()}_${randomBytes(4).toString('hex')}`;
+  if (settings.leaderElect) metrics.leading(settings.leaseName, false);
   const elector = settings.leaderElect
     ? new LeaderElector(
         client,
@@ -125,9 +126,11 @@ export async function runController(
       void elector.run({
         onStartedLeading: () => {
           log.info('became leader', { lease: `${settings.leaseNamespace}/${settings.leaseName}`, identity });
+          metrics.leading(settings.leaseName, true);
           startWorking();
         },
         onStoppedLeading: () => {
+          metrics.leading(settings.leaseName, false);
           lostLease = true;
           resolve('lost the lease');
         },

@@ -146,6 +146,8 @@ export interface KubeClient {
   watch(req: KubeRequest): AsyncIterable<WatchEvent>;
   /** Called after every request with its verb (derived from method + whether it is a list/watch), HTTP status code and seconds. */
   onRequest?: (verb: Verb, code: number, seconds: number) => void;
+  /** The API server's host:port, when known (for metrics labels). */
+  readonly host?: string;
 }
 
 export interface ClientOptions {
@@ -235,6 +237,7 @@ interface Agents {
 
 class HttpClient implements KubeClient {
   onRequest?: (verb: Verb, code: number, seconds: number) => void;
+  readonly host: string;
   private readonly base: URL;
   private readonly isHttps: boolean;
   private agents?: Agents;
@@ -245,6 +248,7 @@ class HttpClient implements KubeClient {
       throw new Error(`kube client: unsupported server URL ${transport.server}`);
     }
     this.isHttps = this.base.protocol === 'https:';
+    this.host = this.base.host;
   }
 
   async request<T = unknown>(req: KubeRequest): Promise<T> {

@@ -26,6 +26,7 @@ jest.setTimeout(180_000);
 interface Container {
   args: string[];
   env?: { name: string; value: string }[];
+  ports?: { name: string; containerPort: number }[];
   livenessProbe: { httpGet: { path: string } };
   readinessProbe: { httpGet: { path: string } };
   resources: { limits: { memory?: string } };
@@ -35,7 +36,13 @@ interface InstallDoc {
   kind: string;
   metadata: { name: string };
   rules?: object[];
-  spec: { replicas: number; template: { spec: { containers: Container[]; securityContext: object } } };
+  spec: {
+    replicas: number;
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: { containers: Container[]; securityContext: object };
+    };
+  };
 }
 
 const CLI = join(__dirname, '../../dist/cli/main.js');
@@ -113,6 +120,7 @@ describe('reconstruct install', () => {
         'Namespace',
         'Role',
         'RoleBinding',
+        'Service',
         'ServiceAccount',
       ].sort(),
     );
@@ -139,6 +147,15 @@ describe('reconstruct install', () => {
     });
     // kubectl apply accepted it, and the Deployment's pods run (on kwok's fake nodes).
     expect(exists(['deployment', SA, '-n', system])).toBe(true);
+    // Its metrics behind a Service whose selector finds the controller's pods.
+    const service = docs.find((d) => d.kind === 'Service') as unknown as {
+      spec: { selector: Record<string, string>; ports: { port: number; targetPort: string }[] };
+    };
+    expect(service.spec.selector).toEqual(deployment.spec.template.metadata.labels);
+    expect(service.spec.ports).toEqual([
+      { name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' },
+    ]);
+    expect(container.ports).toContainEqual({ name: 'metrics', containerPort: 8080 });
   });
 
   it('denies the ServiceAccount what it does not need', () => {

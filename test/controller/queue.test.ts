@@ -348,3 +348,31 @@ describe('runWorkers', () => {
     expect(finished).toBe(true);
   });
 });
+
+describe('WorkQueue metrics (client-go’s workqueue_*)', () => {
+  it('tells its observer of each new key, wait, piece of work and retry, and reports work in progress', async () => {
+    let now = 1_000;
+    const seen: string[] = [];
+    const queue = new WorkQueue({
+      now: () => now,
+      baseDelayMs: 1,
+      observer: {
+        added: () => seen.push('added'),
+        waited: (s) => seen.push(`waited ${s}`),
+        worked: (s) => seen.push(`worked ${s}`),
+        retried: () => seen.push('retried'),
+      },
+    });
+    queue.add('a');
+    queue.add('a'); // already queued: not a new add
+    now += 250;
+    const key = await queue.get();
+    now += 2_000;
+    expect(queue.inProgress()).toEqual({ unfinishedSeconds: 2, longestSeconds: 2 });
+    queue.addRateLimited('a');
+    queue.done(key!);
+    expect(queue.inProgress()).toEqual({ unfinishedSeconds: 0, longestSeconds: 0 });
+    expect(seen).toEqual(['added', 'waited 0.25', 'retried', 'worked 2']);
+    queue.shutDown();
+  });
+});
