@@ -38,6 +38,8 @@ import { applyNeeded, hashObject, withAppliedHash } from './converge';
 import type { EventRecorder } from './events';
 import { ApiError } from './kube/client';
 import type { Logger } from './log';
+import { objectKey } from './object-key';
+import { createdChildrenOf, sameRecords, WriteOnlyChildren } from './write-only';
 
 export interface ReconcileResult {
   requeueAfterMs?: number;
@@ -45,12 +47,6 @@ export interface ReconcileResult {
 
 /** How long a resource that is not Ready yet waits for a check, should no event come. */
 const NOT_READY_RECHECK_MS = 60_000;
-/**
- * How often a write-only child (never read, so never seen to go) is created again to learn whether it is
- * still there: a 409 says it is. Also on the first reconcile after a start.
- */
-const WRITE_ONLY_RECHECK_MS = 600_000;
-
 /** A resource, as the queue names it. */
 export interface BlockedResource {
   readonly definition: Kind;
@@ -88,16 +84,6 @@ export function ownedBy(obj: KubeObject, uid: string | undefined): boolean {
   );
 }
 
-/** The write-only children the resource's status records, as a fresh list the reconcile may change. */
-function createdChildrenOf(resource: CustomResource): CreatedChild[] {
-  const records = (resource.status as { createdChildren?: CreatedChild[] } | undefined)?.createdChildren;
-  return Array.isArray(records) ? records.map((r) => ({ ...r })) : [];
-}
-
-function sameRecords(a: readonly CreatedChild[], b: readonly CreatedChild[]): boolean {
-  return a.length === b.length && a.every((r, i) => r.uid === b[i].uid && r.name === b[i].name);
-}
-
 function childType(definition: Kind, child: Manifest): ApiKind {
   const type = definition.children.find((c) => c.apiVersion === child.apiVersion && c.kind === child.kind);
   if (!type)
@@ -106,9 +92,6 @@ function childType(definition: Kind, child: Manifest): ApiKind {
     );
   return type;
 }
-
-const objectKey = (type: Pick<ApiKind, 'apiVersion' | 'kind'>, namespace: string | undefined, name: string) =>
-  `${type.apiVersion}/${type.kind}/${namespace ?? ''}/${name}`;
 
 /** One child as the controller handles it: what was rendered, its policy, and what to write. */
 interface Intent {
@@ -156,17 +139,7 @@ export class Reconciler {
    * the same uid coming back says it was not created a second time, so it is not announced twice.
    */
   private readonly unseen = new Map<string, Map<string, string>>();
-  /**
-   * By child key and uid: when a write-only child was last known to exist (created, or a creation refused
-   * as existing). Such a child is created again, to learn whether it is still there, at most this often.
-   */
-  private readonly writeOnlyChecked = new Map<string, number>();
-  /**
-   * By queue key: the write-only children this process knows the resource has, with the resource's uid. The
-   * status records them too, but the cache may show a status older than our last write: without this, a
-   * reconcile in between would take our own child for someone else's (and write the older list back).
-   */
-  private readonly made = new Map<string, { uid: string; created: CreatedChild[] }>();
+  private readonly writeOnly: WriteOnlyChildren;
   /**
    * By the key of an object that is not ours: the resources it blocks (ErrResourceExists), so that its
    * deletion brings them back at once rather than at the next resync. Each reconcile restates its own.
@@ -179,7 +152,9 @@ export class Reconciler {
     private readonly events: EventRecorder,
     private readonly log: Logger,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.writeOnly = new WriteOnlyChildren(writer, now);
+  }
 
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const resource = this.view.get(definition, namespace, name) as (KubeObject & CustomResource) | undefined;
@@ -188,11 +163,8 @@ export class Reconciler {
     if (!resource) {
       this.syntheses.delete(key);
       this.unseen.delete(key);
-      this.made.delete(key);
+      this.writeOnly.forget(key);
       this.block(key, []);
-      for (const checked of this.writeOnlyChecked.keys()) {
-        if (checked.startsWith(`${key}\u0000`)) this.writeOnlyChecked.delete(checked);
-      }
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
@@ -244,7 +216,7 @@ export class Reconciler {
     const waiting: string[] = [];
     const wanted = new Set<string>();
     const changes = { Created: [] as string[], Updated: [] as string[] };
-    const created = this.createdChildren(key, resource);
+    const created = this.writeOnly.records(key, resource);
     const blockers: string[] = [];
     await Promise.all(
       desired.map(async (intent) => {
@@ -259,7 +231,7 @@ export class Reconciler {
             return;
           }
           try {
-            const outcome = await this.createWriteOnly(key, intent, created);
+            const outcome = await this.writeOnly.create(key, type, child, created);
             if (outcome === 'foreign') conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
             if (outcome === 'created') changes.Created.push(`${child.kind} ${childName}`);
           } catch (err) {
@@ -341,9 +313,7 @@ export class Reconciler {
       }),
     );
     this.block(key, blockers, { definition, namespace, name });
-    if (created.length > 0)
-      this.made.set(key, { uid: metadata.uid ?? '', created: created.map((c) => ({ ...c })) });
-    else this.made.delete(key);
+    this.writeOnly.remember(key, metadata.uid ?? '', created);
     changes.Created.sort();
     changes.Updated.sort();
     if (changes.Created.length > 0) log.info('created children', { children: changes.Created });
@@ -358,7 +328,16 @@ export class Reconciler {
     if (waiting.length > 0) this.events.emit(resource, 'Normal', 'Waiting', waiting.join('; '));
     if (failures.length === 0) {
       await this.prune(definition, resource, wanted, log);
-      await this.pruneWriteOnly(definition, resource, created, wanted, log);
+      const pruned = await this.writeOnly.prune(definition, resource, created, wanted);
+      for (const child of pruned) log.info('pruned child', { child: child.replace(' ', '/') });
+      if (pruned.length > 0) {
+        this.events.emit(
+          resource,
+          'Normal',
+          'Pruned',
+          `Deleted ${pruned.sort().join(', ')}: no longer wanted`,
+        );
+      }
     }
     if (sync && failures.length === 0) await this.runSync(sync, resource, false, log);
 
@@ -408,19 +387,6 @@ export class Reconciler {
     return intents;
   }
 
-  /** The write-only children the resource has: its status's records and what this process made since. */
-  private createdChildren(key: string, resource: CustomResource): CreatedChild[] {
-    const created = createdChildrenOf(resource);
-    const made = this.made.get(key);
-    if (!made || made.uid !== (resource.metadata.uid ?? '')) return created;
-    for (const record of made.created) {
-      const i = created.findIndex((c) => c.kind === record.kind && c.name === record.name);
-      if (i < 0) created.push({ ...record });
-      else created[i] = { ...record };
-    }
-    return created.sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
-  }
-
   /**
    * The resources that an object, not ours, of this kind and name blocks: to reconcile again once it goes
    * (or changes: a user may mark it for adoption).
@@ -443,77 +409,6 @@ export class Reconciler {
       const resources = this.blocking.get(child) ?? new Map<string, BlockedResource>();
       resources.set(key, resource);
       this.blocking.set(child, resources);
-    }
-  }
-
-  /**
-   * Creates a child of a write-only kind unless `created` records it and it was known to exist a short while
-   * ago; records a new one in `created` (the status keeps it). A name taken that `created` does not record
-   * is someone else's: 'foreign'.
-   */
-  private async createWriteOnly(
-    key: string,
-    { type, child }: Intent,
-    created: CreatedChild[],
-  ): Promise<'created' | 'kept' | 'foreign'> {
-    const { namespace: ns, name } = child.metadata;
-    const index = created.findIndex((c) => c.kind === child.kind && c.name === name);
-    const record = index >= 0 ? created[index] : undefined;
-    const checkedKey = `${key}\u0000${objectKey(type, ns, name)}\u0000${record?.uid ?? ''}`;
-    const now = this.now().getTime();
-    if (record && now - (this.writeOnlyChecked.get(checkedKey) ?? -Infinity) < WRITE_ONLY_RECHECK_MS) {
-      return 'kept';
-    }
-    let uid: string;
-    try {
-      const made = (await this.writer.create(type, ns, withGeneratedValues(child))) as Manifest;
-      uid = made.metadata?.uid ?? '';
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 409)) throw err;
-      if (!record) return 'foreign';
-      this.writeOnlyChecked.set(checkedKey, now);
-      return 'kept';
-    }
-    const entry = { apiVersion: child.apiVersion, kind: child.kind, name, uid };
-    if (record) created[index] = entry;
-    else created.push(entry);
-    created.sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
-    this.writeOnlyChecked.delete(checkedKey);
-    this.writeOnlyChecked.set(`${key}\u0000${objectKey(type, ns, name)}\u0000${uid}`, now);
-    return 'created';
-  }
-
-  /**
-   * Deletes the write-only children `created` records that the resource no longer wants: by uid, so that
-   * an object of the same name that is not the one it made stays. Drops their records from `created`.
-   */
-  private async pruneWriteOnly(
-    definition: Kind,
-    resource: CustomResource,
-    created: CreatedChild[],
-    wanted: Set<string>,
-    log: Logger,
-  ): Promise<void> {
-    const pruned: string[] = [];
-    for (const record of [...created]) {
-      const type = definition.children.find(
-        (c) => isWriteOnly(c) && c.apiVersion === record.apiVersion && c.kind === record.kind,
-      );
-      if (!type) continue; // The definition changed: kept, and recorded, until it lists the kind again.
-      const namespace = type.namespaced ? resource.metadata.namespace : undefined;
-      if (wanted.has(objectKey(type, namespace, record.name))) continue;
-      try {
-        await this.writer.delete(type, namespace, record.name, record.uid);
-        pruned.push(`${record.kind} ${record.name}`);
-        log.info('pruned child', { child: `${record.kind}/${record.name}` });
-      } catch (err) {
-        // Gone already, or replaced by an object that is not ours: either way no longer ours to track.
-        if (!(err instanceof ApiError && (err.status === 404 || err.status === 409))) throw err;
-      }
-      created.splice(created.indexOf(record), 1);
-    }
-    if (pruned.length > 0) {
-      this.events.emit(resource, 'Normal', 'Pruned', `Deleted ${pruned.sort().join(', ')}: no longer wanted`);
     }
   }
 
@@ -571,7 +466,7 @@ export class Reconciler {
     const retained: string[] = [];
     const uid = resource.metadata.uid;
     for (const type of definition.children) {
-      if (isWriteOnly(type)) continue; // Not cached: pruneWriteOnly goes by the status's records.
+      if (isWriteOnly(type)) continue; // Not cached: WriteOnlyChildren.prune goes by the status's records.
       const stale = this.view
         .list(type, type.namespaced ? namespace : undefined, { label: LABEL_PART_OF, value: partOf })
         .filter((obj) => ownedBy(obj, uid))
