@@ -1,10 +1,12 @@
 /**
- * One reconcile of one custom resource, the same for every kind: read it from the cache, synthesize its
- * children with the function the offline renderer uses, apply what differs (each child by its policy:
- * create-only ones created once, ignored fields left to their owner, waiting ones held back until their
- * siblings are ready), prune what it made earlier and no longer wants (releasing retained ones instead),
- * run its kind's sync (NodePool's nodes), and write status only when it changed. Level-based: everything
- * is computed from the current world, so a missed event or a restart is harmless.
+ * One reconcile of one custom resource, the same for every kind, in phases read top to bottom in
+ * `reconcile`: the finalizer (`finalize`), synthesis of the children with the function the offline renderer
+ * uses (a spec the construct refuses is terminal: a condition, no retry), the apply of each child by its
+ * policy (`applyChild`: create-only ones created once, ignored fields left to their owner, waiting ones held
+ * back, foreign ones reported; each says what it did as an outcome), then events from the outcomes, the
+ * prune of what it made and no longer wants (`prune`, releasing retained ones), its kind's sync (NodePool's
+ * nodes), and status, written only when it changed. Level-based: everything is computed from the current
+ * world, so a missed event or a restart is harmless.
  */
 import {
   ADOPT_ANNOTATION,
@@ -39,7 +41,7 @@ import type { EventRecorder } from './events';
 import { ApiError } from './kube/client';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
-import { createdChildrenOf, sameRecords, WriteOnlyChildren } from './write-only';
+import { createdChildrenOf, sameRecords, WriteOnlyChildren, type CreatedChild } from './write-only';
 
 export interface ReconcileResult {
   requeueAfterMs?: number;
@@ -52,14 +54,6 @@ export interface BlockedResource {
   readonly definition: Kind;
   readonly namespace: string | undefined;
   readonly name: string;
-}
-
-/** A child of a write-only kind the controller created, as `status.createdChildren` records it. */
-export interface CreatedChild {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
 }
 
 type Condition = {
@@ -119,6 +113,16 @@ function intentOf(definition: Kind, child: Manifest): Intent {
   return { child, type, policy, applied, createBody, initial: onlyFields(child, policy.ignoreFields) };
 }
 
+/** What the apply phase did with one child. `label` is `<Kind> <name>`; a conflict's names the namespace. */
+interface ChildOutcome {
+  readonly kind: 'created' | 'updated' | 'adopted' | 'unchanged' | 'waiting' | 'conflict' | 'failed';
+  readonly label: string;
+  /** What a waiting or failed child's condition says. */
+  readonly message?: string;
+  /** A conflict's object key, when its object is one the existence caches watch. */
+  readonly blocker?: string;
+}
+
 /** A resource's last synthesis. */
 interface Synthesis {
   uid: string;
@@ -170,29 +174,7 @@ export class Reconciler {
     const log = this.log.child({ kind: definition.kind, namespace, name });
     const { sync } = definition;
     const { metadata } = resource;
-
-    if (metadata.deletionTimestamp) {
-      if (sync && metadata.finalizers?.includes(sync.finalizer)) {
-        await this.runSync(sync, resource, true, log);
-        await this.writer.mergePatch(definition, namespace, name, {
-          metadata: {
-            resourceVersion: metadata.resourceVersion,
-            finalizers: metadata.finalizers.filter((f) => f !== sync.finalizer),
-          },
-        });
-        log.info('cleaned up and released the finalizer');
-      }
-      return {};
-    }
-    if (sync && !metadata.finalizers?.includes(sync.finalizer)) {
-      await this.writer.mergePatch(definition, namespace, name, {
-        metadata: {
-          resourceVersion: metadata.resourceVersion,
-          finalizers: [...(metadata.finalizers ?? []), sync.finalizer],
-        },
-      });
-      return {}; // The update brings the resource back with its finalizer.
-    }
+    if (await this.finalize(definition, resource, log)) return {};
 
     let desired: Intent[];
     try {
@@ -211,107 +193,22 @@ export class Reconciler {
       return {};
     }
 
-    const conflicts: string[] = [];
-    const failures: string[] = [];
-    const waiting: string[] = [];
-    const wanted = new Set<string>();
-    const changes = { Created: [] as string[], Updated: [] as string[] };
     const created = this.writeOnly.records(key, resource);
-    const blockers: string[] = [];
-    await Promise.all(
-      desired.map(async (intent) => {
-        const { child, type, policy } = intent;
-        const { namespace: ns, name: childName } = child.metadata;
-        const childKey = objectKey(type, ns, childName);
-        wanted.add(childKey);
-        if (isWriteOnly(type)) {
-          const blocker = this.blocker(intent, desired, namespace);
-          if (blocker) {
-            waiting.push(`${child.kind} ${childName} waits for ${blocker.message}`);
-            return;
-          }
-          try {
-            const outcome = await this.writeOnly.create(key, type, child, created);
-            if (outcome === 'foreign') conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
-            if (outcome === 'created') changes.Created.push(`${child.kind} ${childName}`);
-          } catch (err) {
-            failures.push(`create ${child.kind} ${childName}: ${String(err)}`);
-          }
-          return;
-        }
-        // The child caches hold only what carries our managed-by label. A name they lack but that exists
-        // is someone else's object (or ours, not seen yet): one read settles it before a forced apply could
-        // take it over. A name that exists nowhere needs no read, unless a creation would reset what
-        // another actor set since (ignored fields): then the cache's word is not enough.
-        const live =
-          this.view.get(type, ns, childName) ??
-          (this.view.exists(type, ns, childName) || policy.ignoreFields.length > 0
-            ? await this.writer.read<KubeObject>(type, ns, childName)
-            : undefined);
-        if (live && !ownedBy(live, metadata.uid)) {
-          const marks = live.metadata.annotations ?? {};
-          // Adopted when a user handed it over, or taken back when this resource let it go (retained).
-          if (marks[ADOPT_ANNOTATION] !== 'true' && marks[RELEASED_FROM_ANNOTATION] !== metadata.uid) {
-            conflicts.push(`${child.kind} ${ns ? `${ns}/` : ''}${childName}`);
-            blockers.push(childKey);
-            return;
-          }
-          try {
-            await this.adopt(type, child, live, log);
-          } catch (err) {
-            failures.push(`adopt ${child.kind} ${childName}: ${String(err)}`);
-            return;
-          }
-          changes.Updated.push(`${child.kind} ${childName} (adopted)`);
-          return; // Its watch event brings the next reconcile, which applies it.
-        }
-        const blocker = this.blocker(intent, desired, namespace);
-        if (blocker) {
-          waiting.push(`${child.kind} ${childName} waits for ${blocker.message}`);
-          return;
-        }
-        if (live) this.unseen.get(key)?.delete(childKey);
-        if (policy.createOnly && live) return; // Never updated.
-        const why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
-        if (!why) return;
-        let written: Pick<Manifest, 'metadata'> | undefined;
-        try {
-          if (policy.createOnly) {
-            written = await this.writer.create(type, ns, withGeneratedValues(child)).then(
-              (made) => made as Manifest,
-              (err: unknown) => {
-                // Made meanwhile (our cache lags our own write): it stays as it is, generated values and all.
-                if (err instanceof ApiError && err.status === 409) return undefined;
-                throw err;
-              },
-            );
-            if (!written) return;
-          } else if (!live && intent.initial) {
-            // Created with the ignored fields, which a second manager of ours then holds: the next applies
-            // leave them out, and they stay until their new owner changes them (server-side apply's hand-over).
-            written = await this.writer.apply(type, intent.createBody);
-            await this.writer.apply(type, intent.initial, `${this.writer.fieldManager}-initial`);
-          } else {
-            written = await this.writer.apply(type, intent.applied);
-          }
-        } catch (err) {
-          failures.push(`apply ${child.kind} ${childName}: ${String(err)}`);
-          return;
-        }
-        if (!live) {
-          const uid = written?.metadata?.uid ?? '';
-          const unseen = this.unseen.get(key) ?? new Map<string, string>();
-          const again = uid !== '' && unseen.get(childKey) === uid;
-          unseen.set(childKey, uid);
-          this.unseen.set(key, unseen);
-          if (again) return; // Applied again before the cache showed it: not a new child.
-        }
-        // A changed child is logged with what differed; new ones below, in one line per reconcile (a burst
-        // of new resources logs one line each, not one per child).
-        if (live) log.info('updated child', { child: `${child.kind}/${childName}`, why });
-        changes[live ? 'Updated' : 'Created'].push(`${child.kind} ${childName}`);
-      }),
+    const outcomes = await Promise.all(
+      desired.map((intent) => this.applyChild(key, intent, desired, resource, created, log)),
     );
+    const labels = (...kinds: ChildOutcome['kind'][]) =>
+      outcomes.filter((o) => kinds.includes(o.kind)).map((o) => o.label);
+    const conflicts = labels('conflict');
+    const failures = outcomes.filter((o) => o.kind === 'failed').map((o) => o.message ?? o.label);
+    const waiting = outcomes.filter((o) => o.kind === 'waiting').map((o) => o.message ?? o.label);
+    const changes = { Created: labels('created'), Updated: labels('updated', 'adopted') };
+    const wanted = new Set(
+      desired.map((d) => objectKey(d.type, d.child.metadata.namespace, d.child.metadata.name)),
+    );
+    const blockers = outcomes
+      .filter((o) => o.kind === 'conflict' && o.blocker)
+      .map((o) => o.blocker as string);
     this.block(key, blockers, { definition, namespace, name });
     this.writeOnly.remember(key, metadata.uid ?? '', created);
     changes.Created.sort();
@@ -326,20 +223,11 @@ export class Reconciler {
 
     waiting.sort();
     if (waiting.length > 0) this.events.emit(resource, 'Normal', 'Waiting', waiting.join('; '));
+    // Nothing goes while something failed to apply: what replaces it may not be there.
     if (failures.length === 0) {
-      await this.prune(definition, resource, wanted, log);
-      const pruned = await this.writeOnly.prune(definition, resource, created, wanted);
-      for (const child of pruned) log.info('pruned child', { child: child.replace(' ', '/') });
-      if (pruned.length > 0) {
-        this.events.emit(
-          resource,
-          'Normal',
-          'Pruned',
-          `Deleted ${pruned.sort().join(', ')}: no longer wanted`,
-        );
-      }
+      await this.prune(definition, resource, wanted, created, log);
+      if (sync) await this.runSync(sync, resource, false, log);
     }
-    if (sync && failures.length === 0) await this.runSync(sync, resource, false, log);
 
     // Children just created come back as watch events within milliseconds, and the reconcile they bring
     // writes a status worth reading (how the Deployment progresses): one status write saved per resource.
@@ -371,6 +259,144 @@ export class Reconciler {
     await this.writeStatus(definition, resource, fields, readiness);
     if (failures.length > 0) throw new Error(readiness.message); // Backs off and retries.
     return readiness.ready || conflicts.length > 0 ? {} : { requeueAfterMs: NOT_READY_RECHECK_MS };
+  }
+
+  /**
+   * The finalizer phase, for a kind with a sync: a resource being deleted has its sync undone and its
+   * finalizer released; one without the finalizer gets it. True when the reconcile ends here (the
+   * finalizer's update brings the resource back).
+   */
+  private async finalize(
+    definition: Kind,
+    resource: KubeObject & CustomResource,
+    log: Logger,
+  ): Promise<boolean> {
+    const { sync } = definition;
+    const { metadata } = resource;
+    const { namespace, name } = metadata;
+    if (metadata.deletionTimestamp) {
+      if (sync && metadata.finalizers?.includes(sync.finalizer)) {
+        await this.runSync(sync, resource, true, log);
+        await this.writer.mergePatch(definition, namespace, name, {
+          metadata: {
+            resourceVersion: metadata.resourceVersion,
+            finalizers: metadata.finalizers.filter((f) => f !== sync.finalizer),
+          },
+        });
+        log.info('cleaned up and released the finalizer');
+      }
+      return true;
+    }
+    if (sync && !metadata.finalizers?.includes(sync.finalizer)) {
+      await this.writer.mergePatch(definition, namespace, name, {
+        metadata: {
+          resourceVersion: metadata.resourceVersion,
+          finalizers: [...(metadata.finalizers ?? []), sync.finalizer],
+        },
+      });
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The apply phase for one child: what its policy and the cluster call for (create, apply, adopt, wait,
+   * leave alone), done, and said as an outcome; the reconcile turns the outcomes into events and status.
+   */
+  private async applyChild(
+    key: string,
+    intent: Intent,
+    desired: readonly Intent[],
+    resource: KubeObject & CustomResource,
+    created: CreatedChild[],
+    log: Logger,
+  ): Promise<ChildOutcome> {
+    const { child, type, policy } = intent;
+    const { namespace: ns, name: childName } = child.metadata;
+    const { metadata } = resource;
+    const childKey = objectKey(type, ns, childName);
+    const label = `${child.kind} ${childName}`;
+    const namespace = resource.metadata.namespace;
+    if (isWriteOnly(type)) {
+      const blocker = this.blocker(intent, desired, namespace);
+      if (blocker) return { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
+      try {
+        const outcome = await this.writeOnly.create(key, type, child, created);
+        if (outcome === 'foreign')
+          return { kind: 'conflict', label: `${child.kind} ${ns ? `${ns}/` : ''}${childName}` };
+        return { kind: outcome === 'created' ? 'created' : 'unchanged', label };
+      } catch (err) {
+        return { kind: 'failed', label, message: `create ${label}: ${String(err)}` };
+      }
+    }
+    // The child caches hold only what carries our managed-by label. A name they lack but that exists
+    // is someone else's object (or ours, not seen yet): one read settles it before a forced apply could
+    // take it over. A name that exists nowhere needs no read, unless a creation would reset what
+    // another actor set since (ignored fields): then the cache's word is not enough.
+    const live =
+      this.view.get(type, ns, childName) ??
+      (this.view.exists(type, ns, childName) || policy.ignoreFields.length > 0
+        ? await this.writer.read<KubeObject>(type, ns, childName)
+        : undefined);
+    if (live && !ownedBy(live, metadata.uid)) {
+      const marks = live.metadata.annotations ?? {};
+      // Adopted when a user handed it over, or taken back when this resource let it go (retained).
+      if (marks[ADOPT_ANNOTATION] !== 'true' && marks[RELEASED_FROM_ANNOTATION] !== metadata.uid) {
+        return {
+          kind: 'conflict',
+          label: `${child.kind} ${ns ? `${ns}/` : ''}${childName}`,
+          blocker: childKey,
+        };
+      }
+      try {
+        await this.adopt(type, child, live, log);
+      } catch (err) {
+        return { kind: 'failed', label, message: `adopt ${label}: ${String(err)}` };
+      }
+      return { kind: 'adopted', label: `${label} (adopted)` }; // Its watch event brings the apply.
+    }
+    const blocker = this.blocker(intent, desired, namespace);
+    if (blocker) return { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
+    if (live) this.unseen.get(key)?.delete(childKey);
+    if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
+    const why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
+    if (!why) return { kind: 'unchanged', label };
+    let written: Pick<Manifest, 'metadata'> | undefined;
+    try {
+      if (policy.createOnly) {
+        written = await this.writer.create(type, ns, withGeneratedValues(child)).then(
+          (made) => made as Manifest,
+          (err: unknown) => {
+            // Made meanwhile (our cache lags our own write): it stays as it is, generated values and all.
+            if (err instanceof ApiError && err.status === 409) return undefined;
+            throw err;
+          },
+        );
+        if (!written) return { kind: 'unchanged', label };
+      } else if (!live && intent.initial) {
+        // Created with the ignored fields, which a second manager of ours then holds: the next applies
+        // leave them out, and they stay until their new owner changes them (server-side apply's hand-over).
+        written = await this.writer.apply(type, intent.createBody);
+        await this.writer.apply(type, intent.initial, `${this.writer.fieldManager}-initial`);
+      } else {
+        written = await this.writer.apply(type, intent.applied);
+      }
+    } catch (err) {
+      return { kind: 'failed', label, message: `apply ${label}: ${String(err)}` };
+    }
+    if (!live) {
+      const uid = written?.metadata?.uid ?? '';
+      const unseen = this.unseen.get(key) ?? new Map<string, string>();
+      const again = uid !== '' && unseen.get(childKey) === uid;
+      unseen.set(childKey, uid);
+      this.unseen.set(key, unseen);
+      // Applied again before the cache showed it: not a new child.
+      return { kind: again ? 'unchanged' : 'created', label };
+    }
+    // A changed child is logged with what differed; new ones in one line per reconcile (a burst of new
+    // resources logs one line each, not one per child).
+    log.info('updated child', { child: `${child.kind}/${childName}`, why });
+    return { kind: 'updated', label };
   }
 
   /** The children of the resource as the controller handles them, synthesized once per generation. */
@@ -453,16 +479,21 @@ export class Reconciler {
     log.info('adopted child', { child: `${type.kind}/${live.metadata.name}` });
   }
 
-  /** Deletes what this resource made earlier and no longer wants, and nothing else. */
+  /**
+   * The prune phase: deletes what this resource made earlier and no longer wants, and nothing else (a
+   * retained child is released instead; a write-only one is deleted by the uid its record keeps).
+   */
   private async prune(
     definition: Kind,
     resource: CustomResource,
     wanted: Set<string>,
+    created: CreatedChild[],
     log: Logger,
   ): Promise<void> {
     const partOf = applySetId(resource);
     const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
-    const pruned: string[] = [];
+    const pruned = await this.writeOnly.prune(definition, resource, created, wanted);
+    for (const child of pruned) log.info('pruned child', { child: child.replace(' ', '/') });
     const retained: string[] = [];
     const uid = resource.metadata.uid;
     for (const type of definition.children) {
