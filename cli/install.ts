@@ -56,7 +56,17 @@ export async function installCommand(argv: string[], version: string): Promise<n
       version,
     }),
   );
-  if (!values.output || values.output === '-') process.stdout.write(yaml);
-  else writeFileSync(values.output, yaml);
+  if (!values.output || values.output === '-') {
+    process.stdout.write(yaml);
+    return 0;
+  }
+  try {
+    writeFileSync(values.output, yaml);
+  } catch (err) {
+    process.stderr.write(
+      `reconstruct install: cannot write ${values.output}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+    );
+    return 1;
+  }
   return 0;
 }

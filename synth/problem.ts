@@ -10,7 +10,19 @@ export interface Problem {
   readonly message: string;
 }
 
+/** The longest part of a problem line printed whole; longer ones keep their start and end. */
+const MAX_PART = 300;
+
+/** `text`, or its start and end with how much was left out between: a 1 MB value is not echoed. */
+export function shortened(text: string, max = MAX_PART): string {
+  if (text.length <= max) return text;
+  const keep = Math.floor((max - 40) / 2);
+  return `${text.slice(0, keep)}…(${text.length - 2 * keep} characters left out)…${text.slice(-keep)}`;
+}
+
 /** `FILE: KIND/NAME: FIELD: message`, the line the renderer prints on standard error. */
 export function formatProblem(p: Problem): string {
-  return [p.file, p.resource, ...(p.field ? [p.field] : []), p.message].join(': ');
+  return [p.file, p.resource, ...(p.field ? [p.field] : []), p.message]
+    .map((part) => shortened(part))
+    .join(': ');
 }

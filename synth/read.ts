@@ -13,6 +13,9 @@ export interface SourceDocument {
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
+/** The largest document read: the API server refuses a request body over 3 MiB. */
+export const MAX_DOCUMENT_BYTES = 3 * 2 ** 20;
+
 /** The YAML files under `path`: itself when a file, else every .yaml/.yml/.json below it, sorted. */
 function listFiles(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
@@ -99,7 +102,27 @@ export function parseDocuments(
       }
       return;
     }
-    const value: unknown = doc.toJS();
+    const size = doc.range[2] - doc.range[0];
+    if (size > MAX_DOCUMENT_BYTES) {
+      problems.push({
+        file,
+        resource: `document ${index}`,
+        message: `is ${(size / 2 ** 20).toFixed(1)} MiB; the API server takes at most 3 MiB in one object, so it is not read`,
+      });
+      return;
+    }
+    let value: unknown;
+    try {
+      // maxAliasCount (the yaml library's default) refuses a "billion laughs" document here.
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      problems.push({
+        file,
+        resource: `document ${index}`,
+        message: `cannot be read: ${(err as Error).message}`,
+      });
+      return;
+    }
     if (value !== null && value !== undefined) documents.push({ file, index, value });
   });
   return { documents, problems };

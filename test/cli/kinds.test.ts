@@ -166,3 +166,13 @@ describe('reconstruct install --kinds', () => {
     );
   });
 });
+
+describe('reconstruct install -o', () => {
+  it('says in one line that it cannot write the file, without a stack trace', () => {
+    const { status, stderr } = cli(['install', '-o', join(dir, 'no-such-folder', 'install.yaml')]);
+    expect(status).toBe(1);
+    expect(stderr).toBe(
+      `reconstruct install: cannot write ${join(dir, 'no-such-folder', 'install.yaml')}: ENOENT\n`,
+    );
+  });
+});
