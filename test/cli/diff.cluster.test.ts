@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { webBalancer } from '../fixtures/resources';
 import { type RunningController, startController } from '../support/controller';
 import {
   applyYaml,
@@ -35,17 +36,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const balancer = (backends: string[]) =>
-  JSON.stringify({
-    apiVersion: 'exposer.hliangzhao.io/v1alpha1',
-    kind: 'Balancer',
-    metadata: { name: 'lb', namespace: ns },
-    spec: {
-      ports: [{ name: 'http', port: 80 }],
-      selector: { app: 'web' },
-      backends: backends.map((name) => ({ name, weight: 1 })),
-    },
-  });
+const balancer = (backends: string[]) => JSON.stringify(webBalancer(ns, backends));
 
 function diff(content: string): { code: number; stdout: string; stderr: string } {
   const file = join(dir, `${uniqueName('lb')}.yaml`);

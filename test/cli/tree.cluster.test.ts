@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Tree } from '../../controller/tree';
+import { webBalancer } from '../fixtures/resources';
 import { type RunningController, startController } from '../support/controller';
 import { applyYaml, createNamespace, deleteNamespace, getJson, waitFor } from '../support/kubectl';
 
@@ -29,17 +30,7 @@ const tree = (...args: string[]) => {
   });
   return { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
 };
-const balancer = (backends: string[]) =>
-  JSON.stringify({
-    apiVersion: 'exposer.hliangzhao.io/v1alpha1',
-    kind: 'Balancer',
-    metadata: { name: 'lb', namespace: ns },
-    spec: {
-      ports: [{ name: 'http', port: 80 }],
-      selector: { app: 'web' },
-      backends: backends.map((name) => ({ name, weight: 1 })),
-    },
-  });
+const balancer = (backends: string[]) => JSON.stringify(webBalancer(ns, backends));
 const ready = () =>
   getJson<{ status?: { conditions?: { type: string; status: string }[] } }>([
     'balancer',
