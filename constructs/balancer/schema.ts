@@ -1,4 +1,4 @@
-import { DNS_LABEL, intOrString, labelMap, type KindSchema } from '../kit';
+import { CONTAINER_IMAGE, DNS_LABEL, intOrString, labelMap, type KindSchema } from '../kit';
 
 /** The CRD schema of Balancer: the source of its CRD YAML and its generated types. */
 export const balancerSchema: KindSchema = {
@@ -64,6 +64,7 @@ export const balancerSchema: KindSchema = {
       image: {
         type: 'string',
         minLength: 1,
+        pattern: CONTAINER_IMAGE,
         default: 'nginx:1.15.9',
         description: 'Container image of the nginx proxy.',
       },

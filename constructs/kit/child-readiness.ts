@@ -62,6 +62,15 @@ const deployment: Rule = (name, obj, status) => {
       'Failed',
     );
   }
+  // Pods that cannot be created (a quota, an admission webhook, a missing service account): say why.
+  const failure = condition(status, 'ReplicaFailure');
+  if (failure?.status === 'True') {
+    return waiting(
+      name,
+      `cannot create pods: ${failure.message || failure.reason || 'ReplicaFailure'}`,
+      'Failed',
+    );
+  }
   if ((status.updatedReplicas ?? 0) < want)
     return waiting(name, `${status.updatedReplicas ?? 0} of ${want} replicas updated`);
   if ((status.replicas ?? 0) > want)

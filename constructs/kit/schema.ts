@@ -83,6 +83,8 @@ export interface CustomResourceDefinition {
 export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 /** A DNS-1123 subdomain: what most object names must be. */
 export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+/** A container image reference: no whitespace (the API server refuses an image with any in a pod). */
+export const CONTAINER_IMAGE = '^\\S+$';
 /** A label value: empty, or 63 characters of alphanumerics, '-', '_' and '.', alphanumeric at both ends. */
 export const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
 /** A qualified label key: optional DNS subdomain prefix, '/', and a name part of at most 63 characters. */

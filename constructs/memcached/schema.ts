@@ -1,4 +1,4 @@
-import type { KindSchema } from '../kit';
+import { CONTAINER_IMAGE, type KindSchema } from '../kit';
 
 /** The CRD schema of Memcached: the source of its CRD YAML and its generated types. */
 export const memcachedSchema: KindSchema = {
@@ -16,6 +16,7 @@ export const memcachedSchema: KindSchema = {
       image: {
         type: 'string',
         minLength: 1,
+        pattern: CONTAINER_IMAGE,
         default: 'memcached:1.4.36-alpine',
         description: 'Container image of memcached.',
       },

@@ -1,4 +1,5 @@
 import {
+  CONTAINER_IMAGE,
   DNS_SUBDOMAIN,
   LABEL_KEY,
   LABEL_VALUE,
@@ -155,7 +156,7 @@ export const mysqlClusterSchema: KindSchema = {
         default: 'iad.ocir.io/oracle/mysql-agent:0.3.0',
         minLength: 1,
         maxLength: 256,
-        pattern: '^\\S+$',
+        pattern: CONTAINER_IMAGE,
         description: 'Image of the mysql-agent beside each server.',
       },
       members: {

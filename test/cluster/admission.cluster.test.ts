@@ -38,6 +38,11 @@ const INVALID: Record<KindName, InvalidCase[]> = {
     { what: 'no size', spec: {}, expect: ['spec.size', 'Required value'] },
     { what: 'size not an integer', spec: { size: 'three' }, expect: ['spec.size', 'integer'] },
     { what: 'empty image', spec: { size: 1, image: '' }, expect: ['spec.image'] },
+    {
+      what: 'an image with a leading space',
+      spec: { size: 1, image: ' memcached:1.4.36-alpine' },
+      expect: ['spec.image', 'should match'],
+    },
   ],
   Balancer: [
     { what: 'no backends', spec: { ports }, expect: ['spec.backends', 'Required value'] },

@@ -120,6 +120,15 @@ describe('Memcached', () => {
     ]);
   });
 
+  it('refuses an image with whitespace, which no pod could run, naming spec.image', () => {
+    expect(errorsOf(memcachedCrd, mc({ size: 1, image: ' memcached:1.4.36-alpine' }))).toEqual([
+      {
+        field: 'spec.image',
+        message: `Invalid value: " memcached:1.4.36-alpine": spec.image in body should match '^\\S+$'`,
+      },
+    ]);
+  });
+
   it('validates metadata.name as a DNS subdomain and requires it', () => {
     expect(errorsOf(memcachedCrd, mc({ size: 1 }, { name: 'Bad_Name' }))).toEqual([
       { field: 'metadata.name', message: `Invalid value: "Bad_Name": ${SUBDOMAIN_MSG}` },

@@ -74,6 +74,25 @@ describe('childReadiness, by the kstatus rules of each kind', () => {
       'Failed: Deployment web: progress deadline exceeded: too slow',
     ],
     [
+      'cannot create its pods (a ReplicaSet FailedCreate: quota, admission)',
+      deployment,
+      live(
+        {},
+        {
+          replicas: 0,
+          conditions: [
+            {
+              type: 'ReplicaFailure',
+              status: 'True',
+              reason: 'FailedCreate',
+              message: 'pods "web-1" is forbidden: exceeded quota: pods',
+            },
+          ],
+        },
+      ),
+      'Failed: Deployment web: cannot create pods: pods "web-1" is forbidden: exceeded quota: pods',
+    ],
+    [
       'has rolled out (replicas default to 1)',
       deployment,
       live({}, { replicas: 1, updatedReplicas: 1, availableReplicas: 1 }),
