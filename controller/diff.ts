@@ -26,6 +26,7 @@ import { EventRecorder } from './events';
 import { ApiError, type KubeClient, type KubeRequest } from './kube/client';
 import { resourcePath, type ResourceType } from './kube/paths';
 import { createLogger } from './log';
+import { mergePatched } from './merge-patch';
 import { Reconciler } from './reconciler';
 
 /** One object the controller would change: as it is, and as it would be (undefined: deleted, or new). */
@@ -65,18 +66,6 @@ type Recorded = {
   name: string;
   after?: KubeObject;
 };
-
-/** RFC 7386: a JSON merge patch applied to a copy of `target`. */
-function mergePatched(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return structuredClone(patch);
-  const out: Record<string, unknown> =
-    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = mergePatched(out[key], value);
-  }
-  return out;
-}
 
 /**
  * The controller's writer, each write a dry run, each answer kept. Status writes are not sent (a diff does
@@ -194,15 +183,6 @@ async function listObjects(
   return list.items.map((o) => ({ ...o, apiVersion: type.apiVersion, kind: (type as ApiKind).kind }));
 }
 
-async function readObject(
-  client: KubeClient,
-  type: ResourceType,
-  namespace: string | undefined,
-  name: string,
-) {
-  return new Writer(client, MANAGER).read<KubeObject>(type, type.namespaced ? namespace : undefined, name);
-}
-
 /**
  * The changes applying `resource` (as read from a file, defaulted) would bring: the resource itself, then
  * each child the controller would create, update or delete. Throws when a dry run is refused (the message
@@ -219,10 +199,13 @@ export async function planChanges(
   const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
   const dry = dryRunClient(client);
   const changes: PlannedChange[] = [];
+  const reader = new Writer(client, fieldManager);
+  const readObject = (type: ResourceType, ns: string | undefined, n: string) =>
+    reader.read<KubeObject>(type, type.namespaced ? ns : undefined, n);
 
   // The resource as `kubectl apply --server-side` would store it: the API server's defaults, a new
   // generation for a spec change, the live status and uid (a new one gets a uid of its own for the run).
-  const before = await readObject(client, definition, namespace, name);
+  const before = await readObject(definition, namespace, name);
   const applied = await new Writer(dry, options.userFieldManager ?? 'kubectl').apply(definition, {
     ...(resource as unknown as Manifest),
     metadata: { ...resource.metadata, ...(namespace ? { namespace } : {}) },
@@ -243,8 +226,7 @@ export async function planChanges(
     if (!type || isWriteOnly(type)) continue;
     const ns = type.namespaced ? (child.metadata.namespace ?? namespace) : undefined;
     if (snapshot.get(type, ns, child.metadata.name)) continue;
-    if (await readObject(client, type, ns, child.metadata.name))
-      snapshot.putForeign(type, ns, child.metadata.name);
+    if (await readObject(type, ns, child.metadata.name)) snapshot.putForeign(type, ns, child.metadata.name);
   }
   for (const watch of definition.watches) {
     snapshot.put(watch.type, await listObjects(client, watch.type, namespace, watch.labelSelector));
@@ -276,7 +258,7 @@ export async function planChanges(
     const key = `${typeKey(w.type)}/${w.namespace ?? ''}/${w.name}`;
     if (shown.has(key)) continue; // the first write of an object is the change (a second manager's follows it)
     shown.add(key);
-    const current = await readObject(client, w.type, w.namespace, w.name).catch((err: unknown) => {
+    const current = await readObject(w.type, w.namespace, w.name).catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 403) return undefined; // a write-only kind
       throw err;
     });

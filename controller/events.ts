@@ -47,11 +47,10 @@ interface Sent {
 }
 
 interface Pending {
-  namespace: string;
   /** A new Event, or a repeat's patch of the one sent. */
-  event?: object;
-  repeat?: Sent;
-  about: Record<string, unknown>;
+  readonly action: 'create' | 'patch';
+  readonly sent: Sent;
+  readonly about: Record<string, unknown>;
 }
 
 export class EventRecorder {
@@ -105,7 +104,7 @@ export class EventRecorder {
         return;
       }
       earlier.patching = true;
-      this.pending[type].push({ namespace: earlier.namespace, repeat: earlier, about });
+      this.pending[type].push({ action: 'patch', sent: earlier, about });
       this.kick();
       return;
     }
@@ -142,7 +141,7 @@ export class EventRecorder {
     };
     const sent: Sent = { at: now, namespace: eventNamespace, count: 1, last: now, patching: false, event };
     this.sent.set(key, sent);
-    this.pending[type].push({ namespace: eventNamespace, event, repeat: sent, about });
+    this.pending[type].push({ action: 'create', sent, about });
     this.kick();
   }
 
@@ -186,17 +185,11 @@ export class EventRecorder {
       }
       const next = this.pending.Warning.shift() ?? this.pending.Normal.shift();
       if (!next) break;
-      const { namespace, event, repeat, about } = next;
+      const { action, sent, about } = next;
       this.lastSentAt = this.now();
       try {
-        if (event) {
-          const made = (await this.writer.create(EVENT, namespace, event)) as {
-            metadata?: { name?: string };
-          };
-          if (repeat) repeat.name = made?.metadata?.name;
-        } else if (repeat) {
-          await this.sendRepeat(repeat);
-        }
+        if (action === 'create') await this.create(sent, sent.event);
+        else await this.sendRepeat(sent);
       } catch (err) {
         // A namespace being deleted refuses new objects; its resources are going too, so this is no news.
         const level = isNamespaceTerminating(err) ? 'debug' : 'warn';
@@ -221,10 +214,13 @@ export class EventRecorder {
         if (!isNotFound(err)) throw err; // an Event lives an hour: then a new one says the count
       }
     }
-    const made = (await this.writer.create(EVENT, repeat.namespace, { ...repeat.event, ...patch })) as {
-      metadata?: { name?: string };
-    };
-    repeat.name = made?.metadata?.name;
+    await this.create(repeat, { ...repeat.event, ...patch });
+  }
+
+  /** Creates the Event and keeps its name, which repeats patch. */
+  private async create(sent: Sent, event: object): Promise<void> {
+    const made = (await this.writer.create(EVENT, sent.namespace, event)) as { metadata?: { name?: string } };
+    sent.name = made?.metadata?.name;
   }
 
   private forgetOlderThan(cutoff: number): void {

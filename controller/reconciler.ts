@@ -149,6 +149,8 @@ export class Reconciler {
    * deletion brings them back at once rather than at the next resync. Each reconcile restates its own.
    */
   private readonly blocking = new Map<string, Map<string, BlockedResource>>();
+  /** By resource key: the objects it is blocked by (keys of `blocking`), to restate them in O(own). */
+  private readonly blockedOf = new Map<string, readonly string[]>();
 
   constructor(
     private readonly view: ClusterView,
@@ -184,7 +186,7 @@ export class Reconciler {
       // Not retried: only a change to the resource can fix it, and that change brings it back.
       log.warn('cannot synthesize', { field: err.field, error: err.detail });
       this.events.emit(resource, 'Warning', 'InvalidSpec', err.message);
-      const created = createdChildrenOf(resource);
+      const created = this.writeOnly.records(key, resource);
       await this.writeStatus(definition, resource, created.length > 0 ? { createdChildren: created } : {}, {
         ready: false,
         reason: 'InvalidSpec',
@@ -427,10 +429,15 @@ export class Reconciler {
 
   /** Records that the resource of `key` is blocked by exactly the objects of `blockers` (child keys). */
   private block(key: string, blockers: readonly string[], resource?: BlockedResource): void {
-    for (const [child, resources] of this.blocking) {
-      if (resources.delete(key) && resources.size === 0) this.blocking.delete(child);
+    for (const child of this.blockedOf.get(key) ?? []) {
+      const resources = this.blocking.get(child);
+      if (resources?.delete(key) && resources.size === 0) this.blocking.delete(child);
     }
-    if (!resource) return;
+    if (!resource || blockers.length === 0) {
+      this.blockedOf.delete(key);
+      return;
+    }
+    this.blockedOf.set(key, blockers);
     for (const child of blockers) {
       const resources = this.blocking.get(child) ?? new Map<string, BlockedResource>();
       resources.set(key, resource);

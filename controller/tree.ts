@@ -114,13 +114,15 @@ export async function treeOf(
     }
     const live = await get(client, resourcePath(type, ns, child.metadata.name));
     const readiness = childReadiness(child, live);
+    const label = `${child.kind} ${child.metadata.name}`;
     const ours = !live || live.metadata.labels?.[LABEL_MANAGED_BY] === MANAGER;
     children.push({
       ...base,
       state: readiness.ready && ours ? 'Ready' : 'NotReady',
       reason: ours ? readiness.reason : 'ErrResourceExists',
+      // childReadiness names the child first; the tree shows it on the same line already.
       message: ours
-        ? readiness.message.replace(/^[A-Za-z]+ [^:]+: /, '')
+        ? readiness.message.slice(readiness.message.startsWith(`${label}: `) ? label.length + 2 : 0)
         : 'exists and is not managed by this resource',
     });
   }

@@ -37,8 +37,8 @@ export function sameRecords(a: readonly CreatedChild[], b: readonly CreatedChild
 }
 
 export class WriteOnlyChildren {
-  /** By resource key, child key and uid: when the child was last known to exist. */
-  private readonly checked = new Map<string, number>();
+  /** By resource key, then child key and uid: when the child was last known to exist. */
+  private readonly checked = new Map<string, Map<string, number>>();
   /** By resource key: the children this process knows the resource has, with the resource's uid. */
   private readonly made = new Map<string, { uid: string; created: CreatedChild[] }>();
 
@@ -70,9 +70,7 @@ export class WriteOnlyChildren {
   /** Forgets a resource that is gone. */
   forget(key: string): void {
     this.made.delete(key);
-    for (const checked of this.checked.keys()) {
-      if (checked.startsWith(`${key}\u0000`)) this.checked.delete(checked);
-    }
+    this.checked.delete(key);
   }
 
   /**
@@ -88,9 +86,11 @@ export class WriteOnlyChildren {
     const { namespace: ns, name } = child.metadata;
     const index = created.findIndex((c) => c.kind === child.kind && c.name === name);
     const record = index >= 0 ? created[index] : undefined;
-    const checkedKey = (uid: string) => `${key}\u0000${objectKey(type, ns, name)}\u0000${uid}`;
+    const checked = this.checked.get(key) ?? new Map<string, number>();
+    this.checked.set(key, checked);
+    const checkedKey = (uid: string) => `${objectKey(type, ns, name)}\u0000${uid}`;
     const now = this.now().getTime();
-    if (record && now - (this.checked.get(checkedKey(record.uid)) ?? -Infinity) < this.recheckMs) {
+    if (record && now - (checked.get(checkedKey(record.uid)) ?? -Infinity) < this.recheckMs) {
       return 'kept';
     }
     let uid: string;
@@ -100,18 +100,18 @@ export class WriteOnlyChildren {
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 409)) throw err;
       if (!record) return 'foreign';
-      this.checked.set(checkedKey(record.uid), now);
+      checked.set(checkedKey(record.uid), now);
       return 'kept';
     }
     const entry = { apiVersion: child.apiVersion, kind: child.kind, name, uid };
     if (record) {
-      this.checked.delete(checkedKey(record.uid));
+      checked.delete(checkedKey(record.uid));
       created[index] = entry;
     } else {
       created.push(entry);
     }
     created.sort(byName);
-    this.checked.set(checkedKey(uid), now);
+    checked.set(checkedKey(uid), now);
     return 'created';
   }
 

@@ -31,21 +31,12 @@ import type { Writer } from '../controller/api';
 import { EventRecorder } from '../controller/events';
 import { ApiError } from '../controller/kube/client';
 import { createLogger } from '../controller/log';
+import { mergePatched } from '../controller/merge-patch';
 import { Reconciler, type ReconcileResult } from '../controller/reconciler';
 import { validateResource, type FieldError } from '../synth/validate';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function merge(base: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return structuredClone(patch);
-  const out: Json = isObject(base) ? { ...base } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = merge(out[k], v);
-  }
-  return out;
-}
 
 export interface Write {
   verb: 'apply' | 'create' | 'patch' | 'delete' | 'status';
@@ -134,7 +125,7 @@ export class InMemoryCluster implements ClusterView {
 
   private object(s: Stored): KubeObject {
     let obj: unknown = s.others;
-    for (const body of s.applied.values()) obj = merge(obj, body);
+    for (const body of s.applied.values()) obj = mergePatched(obj, body);
     const result = obj as KubeObject;
     result.metadata = { ...result.metadata, uid: s.uid, resourceVersion: s.resourceVersion };
     return result;
@@ -202,7 +193,7 @@ export class InMemoryCluster implements ClusterView {
   patch(type: ViewKind, namespace: string | undefined, name: string, patch: Json): void {
     const s = this.stored.get(key(type, namespace, name));
     if (!s) throw new Error(`no ${key(type, namespace, name)}`);
-    s.others = merge(s.others, patch) as Json;
+    s.others = mergePatched(s.others, patch) as Json;
     for (const body of s.applied.values()) unown(body, patch);
     this.bump(s);
   }
