@@ -53,8 +53,11 @@ const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v
 const METADATA_LIST_ONLY =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
-export interface InformerMetrics {
-  watchRestarts(resource: string, reason: string): void;
+/** What an informer tells its owner besides the objects: restarts, and whether it can list at all. */
+export interface InformerObserver {
+  watchRestarts?(resource: string, reason: string): void;
+  /** The informer synced, or its list or watch started or stopped failing (see `Informer.failure`). */
+  stateChanged?(informer: Informer): void;
 }
 
 /** Why a watch ended. */
@@ -72,13 +75,16 @@ export class Informer<T extends KubeObject = KubeObject> {
   private syncWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   private abort?: AbortController;
   private loop?: Promise<void>;
+  /** Aborted by retryNow: cuts a backoff wait short. */
+  private wake = new AbortController();
+  private lastFailure?: unknown;
 
   constructor(
     private readonly client: KubeClient,
     private readonly options: InformerOptions,
     private readonly handlers: InformerHandlers<T> = {},
     log?: Logger,
-    private readonly metrics?: InformerMetrics,
+    private readonly observer: InformerObserver = {},
   ) {
     const group = options.type.apiVersion.includes('/') ? options.type.apiVersion.split('/')[0] : '';
     this.resource = group ? `${options.type.plural}.${group}` : options.type.plural;
@@ -111,6 +117,32 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** True once the first LIST has filled the cache. */
   hasSynced(): boolean {
     return this.synced;
+  }
+
+  /** `plural.group` (`plural` for the core group), as RBAC and `kubectl get` name it. */
+  get resourceName(): string {
+    return this.resource;
+  }
+
+  get type(): ResourceType {
+    return this.options.type;
+  }
+
+  get namespace(): string | undefined {
+    return this.options.namespace;
+  }
+
+  /** The error of the last list or watch, while the informer retries; undefined once one succeeds. */
+  get failure(): unknown {
+    return this.lastFailure;
+  }
+
+  /**
+   * Retries at once if the informer is waiting out a backoff (its CRD was just installed, say); a
+   * no-op otherwise.
+   */
+  retryNow(): void {
+    this.wake.abort();
   }
 
   waitForSync(signal?: AbortSignal): Promise<void> {
@@ -189,9 +221,9 @@ export class Informer<T extends KubeObject = KubeObject> {
           needList = false;
         }
         const started = Date.now();
-        const { end, events } = await this.watchOnce(signal);
+        const { end, events } = await this.watchOnce(signal, () => this.failed(undefined));
         if (end === 'stopped') break;
-        this.metrics?.watchRestarts(this.resource, end === 'closed' ? 'timeout' : end);
+        this.observer.watchRestarts?.(this.resource, end === 'closed' ? 'timeout' : end);
         if (end === 'expired') {
           this.log.info('watch expired; relisting', { resourceVersion: this.resourceVersion });
           needList = true;
@@ -213,21 +245,32 @@ export class Informer<T extends KubeObject = KubeObject> {
         // A watch from a too old resourceVersion relists at once; a list that fails so (its
         // continue token expired) is retried after a backoff like any other error.
         if (isGone(err) && !needList) {
-          this.metrics?.watchRestarts(this.resource, 'expired');
+          this.observer.watchRestarts?.(this.resource, 'expired');
           this.log.info('resourceVersion expired; relisting', { resourceVersion: this.resourceVersion });
           needList = true;
           continue;
         }
+        // A watch refused outright (its CRD deleted, its permission revoked) lists again once allowed: the
+        // list is what says it is back.
+        if (err instanceof ApiError && (err.status === 403 || err.status === 404)) needList = true;
         failures++;
         const delayMs = jittered(backoff, failures);
-        this.metrics?.watchRestarts(this.resource, 'error');
-        this.log.warn(needList ? 'list failed; retrying' : 'watch failed; retrying', {
+        this.observer.watchRestarts?.(this.resource, 'error');
+        // The same refusal again (a missing CRD, a forbidden list) is said once; its owner says what to do.
+        const again = sameFailure(this.lastFailure, err);
+        this.log[again ? 'debug' : 'warn'](needList ? 'list failed; retrying' : 'watch failed; retrying', {
           error: err instanceof Error ? err.message : String(err),
           status: err instanceof ApiError ? err.status : undefined,
           retryInMs: Math.round(delayMs),
           failures,
         });
-        await sleep(delayMs, signal);
+        this.failed(err);
+        if (this.wake.signal.aborted) this.wake = new AbortController();
+        await sleep(delayMs, AbortSignal.any([signal, this.wake.signal]));
+        if (this.wake.signal.aborted) {
+          this.wake = new AbortController();
+          failures = 0;
+        }
       }
     }
   }
@@ -306,11 +349,22 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
     this.resourceVersion = resourceVersion;
     this.log.debug('listed', { items: items.length, added, updated, deleted, resourceVersion });
-    if (!this.synced) {
-      this.synced = true;
+    const first = !this.synced;
+    this.synced = true;
+    this.failed(undefined, first);
+    if (first) {
       const waiters = this.syncWaiters;
       this.syncWaiters = [];
       waiters.forEach((w) => w.resolve());
+    }
+  }
+
+  /** Records the latest failure (undefined: success) and tells the observer when that changes. */
+  private failed(err: unknown, changed = false): void {
+    const before = this.lastFailure;
+    this.lastFailure = err;
+    if (changed || (before === undefined) !== (err === undefined) || !sameFailure(before, err)) {
+      this.observer.stateChanged?.(this);
     }
   }
 
@@ -319,7 +373,10 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   /** One watch request, from the last resourceVersion, until it ends; throws on errors. */
-  private async watchOnce(signal: AbortSignal): Promise<{ end: WatchEnd; events: number }> {
+  private async watchOnce(
+    signal: AbortSignal,
+    connected: () => void,
+  ): Promise<{ end: WatchEnd; events: number }> {
     const abort = new AbortController();
     const onStop = () => abort.abort();
     signal.addEventListener('abort', onStop, { once: true });
@@ -350,7 +407,10 @@ export class Informer<T extends KubeObject = KubeObject> {
         accept: this.options.metadataOnly ? METADATA_ONLY : undefined,
         signal: abort.signal,
       });
+      let first = true;
       for await (const event of stream) {
+        if (first) connected();
+        first = false;
         arm();
         events++;
         if (this.apply(event) === 'expired') return { end: 'expired', events };
@@ -470,6 +530,14 @@ export class Informer<T extends KubeObject = KubeObject> {
 function jittered(backoff: { initialMs: number; maxMs: number }, failures: number): number {
   const delay = Math.min(backoff.maxMs, backoff.initialMs * Math.pow(2, Math.max(0, failures - 1)));
   return delay / 2 + (Math.random() * delay) / 2;
+}
+
+/** Whether two failures are the same refusal (same status and message), to log and report it once. */
+function sameFailure(a: unknown, b: unknown): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  const status = (e: unknown) => (e instanceof ApiError ? e.status : undefined);
+  const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+  return status(a) === status(b) && message(a) === message(b);
 }
 
 function signalError(signal: AbortSignal): Error {

@@ -5,6 +5,7 @@
  * normal lane; the rest refresh, in the background lane (see WorkQueue).
  */
 import {
+  CUSTOM_RESOURCE_DEFINITION,
   LABEL_INSTANCE,
   LABEL_MANAGED_BY,
   LABEL_PART_OF,
@@ -20,8 +21,8 @@ import {
 } from '../constructs/kit';
 import { Writer } from './api';
 import { EventRecorder } from './events';
-import { Informer, type InformerOptions } from './informer';
-import type { KubeClient } from './kube/client';
+import { Informer, type InformerObserver, type InformerOptions } from './informer';
+import { ApiError, type KubeClient } from './kube/client';
 import type { ResourceType } from './kube/paths';
 import type { Logger } from './log';
 import type { Metrics } from './metrics';
@@ -37,6 +38,39 @@ export interface ManagerOptions {
 }
 
 const typeKey = (t: ResourceType) => `${t.apiVersion}/${t.plural}`;
+
+/**
+ * Where a kind stands. `ready`: every cache it reads has synced, its resources are reconciled.
+ * `syncing`: a cache is still filling (at start). `unavailable`: the API server refuses a list or watch it
+ * needs (its CRD is not installed, or RBAC forbids it); `message` says what to do. The kind's caches retry
+ * with backoff, and the kinds that do not need the refused cache run on.
+ */
+export interface KindState {
+  readonly kind: string;
+  readonly state: 'syncing' | 'ready' | 'unavailable';
+  readonly message?: string;
+}
+
+/** Why an informer cannot work until someone changes the cluster, in words that say what to do. */
+function refusal(informer: Informer): string | undefined {
+  const err = informer.failure;
+  if (!(err instanceof ApiError)) return undefined;
+  const where = informer.namespace ? ` in namespace ${informer.namespace}` : '';
+  const { apiVersion } = informer.type;
+  if (err.status === 404) {
+    return (
+      `the API server does not serve ${informer.resourceName} (${apiVersion})${where}: install its ` +
+      `CustomResourceDefinition (reconstruct install, or kubectl apply -f the CRD)`
+    );
+  }
+  if (err.status === 403) {
+    return (
+      `forbidden to list and watch ${informer.resourceName}${where}: grant get, list and watch on it ` +
+      `to the controller's service account (reconstruct install renders the rules)`
+    );
+  }
+  return undefined;
+}
 
 /** A resource's queue key: `apiVersion/Kind|namespace|name`. */
 export function queueKey(definition: Kind, namespace: string | undefined, name: string): string {
@@ -78,8 +112,14 @@ export class Manager implements ClusterView {
   private readonly informers = new Map<string, Informer[]>();
   /** Metadata-only, per child kind: the objects without our managed-by label (see exists()). */
   private readonly existing = new Map<string, Informer[]>();
+  /** Per kind: every informer its reconciles read (its resources, children, existence caches, watches). */
+  private readonly needs = new Map<Kind, Informer[]>();
+  private readonly states = new Map<Kind, KindState>();
+  /** Metadata of the CRDs: one installed (or established) later wakes the informers waiting for it. */
+  private readonly crds: Informer;
   private readonly reconciler: Reconciler;
   private readonly events: EventRecorder;
+  private allReadyOnce = false;
 
   constructor(
     client: KubeClient,
@@ -98,8 +138,9 @@ export class Manager implements ClusterView {
     // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
     this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
     this.reconciler = new Reconciler(this, writer, this.events, log);
-    const restarts = {
-      watchRestarts: (resource: string, reason: string) => metrics.watchRestarts(resource, reason),
+    const observer: InformerObserver = {
+      watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason),
+      stateChanged: () => this.refreshStates(),
     };
     const informers = (
       type: ResourceType,
@@ -107,7 +148,7 @@ export class Manager implements ClusterView {
       handlers: ConstructorParameters<typeof Informer>[2],
     ) =>
       (type.namespaced && this.options.namespaces.length > 0 ? this.options.namespaces : [undefined]).map(
-        (namespace) => new Informer(client, { ...options, type, namespace }, handlers, log, restarts),
+        (namespace) => new Informer(client, { ...options, type, namespace }, handlers, log, observer),
       );
     const add = (
       type: ResourceType,
@@ -116,26 +157,30 @@ export class Manager implements ClusterView {
       worthIt: (before: KubeObject, after: KubeObject) => boolean = () => true,
     ) => {
       const key = typeKey(type);
-      if (this.informers.has(key)) return;
-      this.informers.set(
-        key,
-        informers(type, options, {
-          onAdd: onEvent,
-          onUpdate: (before, obj) => {
-            if (worthIt(before, obj)) onEvent(obj);
-          },
-          onDelete: onEvent,
-        }),
-      );
+      const found = this.informers.get(key);
+      if (found) return found;
+      const made = informers(type, options, {
+        onAdd: onEvent,
+        onUpdate: (before, obj) => {
+          if (worthIt(before, obj)) onEvent(obj);
+        },
+        onDelete: onEvent,
+      });
+      this.informers.set(key, made);
+      return made;
     };
+    const need = (definition: Kind, found: Informer[]) =>
+      this.needs.set(definition, [...(this.needs.get(definition) ?? []), ...found]);
 
     for (const definition of kinds.kinds) {
-      add(
+      const own = add(
         definition,
         {},
         (obj) => this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name)),
         worthReconciling,
       );
+      need(definition, own);
+      this.states.set(definition, { kind: definition.kind, state: 'syncing' });
     }
     // Children are filtered by the managed-by label: memory grows with what we manage, not with the cluster.
     // Indexed by ApplySet, so that pruning looks at one resource's children, not the namespace's.
@@ -165,9 +210,12 @@ export class Manager implements ClusterView {
       }
     }
     for (const definition of kinds.kinds) {
+      for (const type of definition.children.filter((t) => !isWriteOnly(t))) {
+        need(definition, [...this.informersFor(type), ...(this.existing.get(typeKey(type)) ?? [])]);
+      }
       for (const watch of definition.watches) {
         const { type, labelSelector, indexLabels, metadataOnly } = watch;
-        add(
+        const found = add(
           type,
           { labelSelector, indexLabels, metadataOnly },
           (obj) => {
@@ -177,7 +225,70 @@ export class Manager implements ClusterView {
           },
           metadataOnly ? worthReconciling : undefined,
         );
+        need(definition, found);
       }
+    }
+    // A CRD installed after the controller started (or reinstalled) is picked up within a second or so,
+    // not after the informer's backoff (up to 30 s): as a kind installed after the operator, in
+    // controller-runtime, starts working without a restart.
+    this.crds = new Informer(
+      client,
+      { type: CUSTOM_RESOURCE_DEFINITION, metadataOnly: true, transform: nameOnly },
+      { onAdd: (crd) => this.wake(crd), onUpdate: (_before, crd) => this.wake(crd) },
+      log,
+      { watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason) },
+    );
+  }
+
+  /** Retries now every informer of the resource a CRD defines (its name is `plural.group`). */
+  private wake(crd: KubeObject): void {
+    for (const informer of this.all()) {
+      if (informer.resourceName === crd.metadata.name) informer.retryNow();
+    }
+  }
+
+  /** Every kind's state, as /readyz?verbose shows it. */
+  kindStates(): KindState[] {
+    return [...this.states.values()];
+  }
+
+  /** Ready for traffic: no kind is still filling its caches (a refused kind does not hold the others up). */
+  isReady(): boolean {
+    return this.kindStates().every((k) => k.state !== 'syncing');
+  }
+
+  private stateOf(definition: Kind): KindState {
+    const informers = this.needs.get(definition) ?? [];
+    for (const informer of informers) {
+      const message = refusal(informer);
+      if (message) return { kind: definition.kind, state: 'unavailable', message };
+    }
+    const synced = informers.every((i) => i.hasSynced());
+    return { kind: definition.kind, state: synced ? 'ready' : 'syncing' };
+  }
+
+  /**
+   * Called when any informer syncs or starts or stops failing: each kind whose state changed says so
+   * (one log line, the metric), and a kind that became ready has every resource enqueued.
+   */
+  private refreshStates(): void {
+    for (const definition of this.kinds.kinds) {
+      const before = this.states.get(definition);
+      const now = this.stateOf(definition);
+      if (before && before.state === now.state && before.message === now.message) continue;
+      this.states.set(definition, now);
+      this.metrics.kindAvailable(definition.kind, now.state === 'ready');
+      const fields = { kind: definition.kind };
+      if (now.state === 'unavailable') {
+        this.log.error(`${definition.kind} resources are not reconciled: ${now.message}; retrying`, fields);
+      } else if (now.state === 'ready') {
+        this.log.info(before?.state === 'unavailable' ? 'kind available again' : 'kind ready', fields);
+        this.enqueueKind(definition);
+      }
+    }
+    if (!this.allReadyOnce && this.kindStates().every((k) => k.state === 'ready')) {
+      this.allReadyOnce = true;
+      this.log.info('caches synced; reconciling', { kinds: this.kinds.kinds.length });
     }
   }
 
@@ -266,6 +377,7 @@ export class Manager implements ClusterView {
   /** Starts every watch; the caches fill whether or not this replica leads, so a takeover is quick. */
   start(): void {
     for (const informer of this.all()) informer.start();
+    this.crds.start();
   }
 
   hasSynced(): boolean {
@@ -276,12 +388,19 @@ export class Manager implements ClusterView {
     await Promise.all(this.all().map((informer) => informer.waitForSync(signal)));
   }
 
-  /** Enqueues every resource, as a periodic resync does (in the background lane: nothing changed). */
+  /**
+   * Enqueues every resource of every ready kind, as a periodic resync does (in the background lane:
+   * nothing changed). A kind that becomes ready later has its resources enqueued then.
+   */
   enqueueAll(): void {
     for (const definition of this.kinds.kinds) {
-      for (const obj of this.list(definition)) {
-        this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name), 'background');
-      }
+      if (this.states.get(definition)?.state === 'ready') this.enqueueKind(definition);
+    }
+  }
+
+  private enqueueKind(definition: Kind): void {
+    for (const obj of this.list(definition)) {
+      this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name), 'background');
     }
   }
 
@@ -296,6 +415,15 @@ export class Manager implements ClusterView {
         this.options.workers,
         async (key) => {
           const { definition, namespace, name } = this.parseQueueKey(key);
+          const state = this.states.get(definition);
+          // Its turn comes when the kind is ready (refreshStates enqueues it). A refused kind says so on
+          // each resource it can read.
+          if (state?.state !== 'ready') {
+            if (state?.state === 'unavailable' && this.informersFor(definition).every((i) => i.hasSynced())) {
+              await this.reconciler.reportUnavailable(definition, namespace, name, state.message ?? '');
+            }
+            return {};
+          }
           const started = process.hrtime.bigint();
           let result: 'success' | 'requeue_after' | 'error' = 'success';
           this.metrics.activeWorker(definition.kind, 1);
@@ -334,6 +462,6 @@ export class Manager implements ClusterView {
 
   async stop(): Promise<void> {
     this.stopWorkers();
-    await Promise.all(this.all().map((informer) => informer.stop()));
+    await Promise.all([...this.all(), this.crds].map((informer) => informer.stop()));
   }
 }

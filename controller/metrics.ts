@@ -46,6 +46,7 @@ export class Metrics {
   private readonly reconcileDuration: Histogram<'kind' | 'result'>;
   private readonly reconcileErrors: Counter<'kind'>;
   private readonly depth: Gauge;
+  private readonly available: Gauge<'kind'>;
   private readonly restarts: Counter<'resource' | 'reason'>;
   private readonly requests: Counter<'verb' | 'code'>;
   private readonly requestDuration: Histogram<'verb'>;
@@ -88,6 +89,12 @@ export class Metrics {
     this.depth = new Gauge({
       name: 'reconstruct_workqueue_depth',
       help: 'Keys waiting in the work queue.',
+      registers,
+    });
+    this.available = new Gauge({
+      name: 'reconstruct_kind_available',
+      help: 'Whether a kind is reconciled (1) or waits: for its caches to sync, or for its CRD or RBAC (0).',
+      labelNames: ['kind'],
       registers,
     });
     this.restarts = new Counter({
@@ -234,7 +241,13 @@ export class Metrics {
       this.crMaxConcurrent.set({ controller }, workers);
       this.crActiveWorkers.set({ controller }, 0);
       this.crReconcileErrors.inc({ controller }, 0);
+      this.available.set({ kind }, 0);
     }
+  }
+
+  /** 1 while the kind's caches are synced and it is reconciled; 0 while it waits (see Manager.kindStates). */
+  kindAvailable(kind: string, available: boolean): void {
+    this.available.set({ kind }, available ? 1 : 0);
   }
 
   /** A worker started (+1) or finished (-1) a reconcile of this kind. */

@@ -2,7 +2,7 @@
  * The RBAC rules the controller needs, derived from the kinds it runs: their resources, children, extra
  * watches and syncs. The install manifests grant exactly what the kinds use, and no wildcards.
  */
-import { EVENT, groupOf, isWriteOnly, type Kind } from '../constructs/kit';
+import { CUSTOM_RESOURCE_DEFINITION, EVENT, groupOf, isWriteOnly, type Kind } from '../constructs/kit';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -39,6 +39,9 @@ export function clusterRules(kinds: readonly Kind[]): PolicyRule[] {
     }
   }
   grant(groupOf(EVENT), EVENT.plural, ['create', 'patch']);
+  // The names of the CRDs (metadata only): a kind's CRD installed after the controller starts is picked up
+  // at once (see Manager).
+  grant(groupOf(CUSTOM_RESOURCE_DEFINITION), CUSTOM_RESOURCE_DEFINITION.plural, ['list', 'watch']);
   const order = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
   return [...grants]
     .map(([key, verbs]) => {

@@ -264,6 +264,29 @@ export class Reconciler {
   }
 
   /**
+   * Says on a resource why it is not reconciled when its kind cannot be (a cache it needs is refused: a
+   * missing CRD, a forbidden list): Ready=False, reason Unavailable, the rest of its status as it was.
+   * Nothing else is written: no children, whose state the controller cannot see.
+   */
+  async reportUnavailable(
+    definition: Kind,
+    namespace: string | undefined,
+    name: string,
+    message: string,
+  ): Promise<void> {
+    const resource = this.view.get(definition, namespace, name) as (KubeObject & CustomResource) | undefined;
+    if (!resource || resource.metadata.deletionTimestamp) return;
+    const rest: Record<string, unknown> = { ...(resource.status as object | undefined) };
+    delete rest.conditions;
+    delete rest.observedGeneration;
+    await this.writeStatus(definition, resource, rest, {
+      ready: false,
+      reason: 'Unavailable',
+      message: `not reconciled: ${message}`,
+    });
+  }
+
+  /**
    * The finalizer phase, for a kind with a sync: a resource being deleted has its sync undone and its
    * finalizer released; one without the finalizer gets it. True when the reconcile ends here (the
    * finalizer's update brings the resource back).

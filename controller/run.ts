@@ -73,15 +73,24 @@ export async function runController(
   const manager = new Manager(client, registry, settings, log, metrics);
 
   const servers: HealthServer[] = [];
-  const health = new HealthServer({ ready: () => manager.hasSynced(), metrics: () => metrics.render() });
+  // Ready once no kind is still filling its caches; a kind refused (no CRD, no permission) is listed in
+  // /readyz?verbose and does not hold the others up.
+  const probes = {
+    ready: () => manager.isReady(),
+    checks: () =>
+      manager.kindStates().map((k) => ({
+        name: `kind ${k.kind}`,
+        ok: k.state === 'ready',
+        message: k.state === 'unavailable' ? `unavailable: ${k.message ?? ''}` : k.state,
+      })),
+    metrics: () => metrics.render(),
+  };
+  const health = new HealthServer(probes);
   const healthPort = await health.listen(settings.healthAddr);
   servers.push(health);
   const host = (address: string) => address.slice(0, address.lastIndexOf(':'));
   if (settings.metricsAddr !== '0' && settings.metricsAddr !== settings.healthAddr) {
-    const metricsServer = new HealthServer({
-      ready: () => manager.hasSynced(),
-      metrics: () => metrics.render(),
-    });
+    const metricsServer = new HealthServer(probes);
     const metricsPort = await metricsServer.listen(settings.metricsAddr);
     servers.push(metricsServer);
     log.info('serving /metrics', { address: `${host(settings.metricsAddr)}:${metricsPort}` });
@@ -108,12 +117,11 @@ export async function runController(
       )
     : undefined;
 
+  // Each kind is reconciled once its own caches have synced (Manager.kindStates), not after every kind's.
   let working: Promise<void> | undefined;
   const startWorking = () => {
-    working ??= manager.waitForSync().then(() => {
-      log.info('caches synced; reconciling', { workers: settings.workers });
-      return manager.run();
-    });
+    log.info('starting workers', { workers: settings.workers });
+    working ??= manager.run();
   };
 
   let lostLease = false;

@@ -1,10 +1,19 @@
-/** The process's HTTP endpoints: /healthz (alive), /readyz (caches synced) and /metrics. */
+/** The process's HTTP endpoints: /healthz (alive), /readyz (caches synced; `?verbose` says per check) and /metrics. */
 import * as http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
+
+/** One line of `/readyz?verbose`: `[+]name message` when ok, else `[-]name message`. */
+export interface ReadyCheck {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly message: string;
+}
 
 export interface HealthServerOptions {
   /** /readyz answers 200 when this returns true, else 503. Default: always ready. */
   ready?: () => boolean;
+  /** The checks `/readyz?verbose` lists, as the API server's own /readyz?verbose does. */
+  checks?: () => readonly ReadyCheck[];
   /** /metrics body (Prometheus text format); 404 when absent. */
   metrics?: () => Promise<string>;
 }
@@ -41,7 +50,7 @@ export class HealthServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path, query = ''] = (req.url ?? '/').split('?');
     const send = (code: number, body: string, type = 'text/plain; charset=utf-8') => {
       res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
       res.end(req.method === 'HEAD' ? undefined : body);
@@ -54,7 +63,14 @@ export class HealthServer {
           return send(200, 'ok\n');
         case '/readyz': {
           const ready = this.options.ready ? this.options.ready() : true;
-          return send(ready ? 200 : 503, ready ? 'ok\n' : 'not ready\n');
+          if (!new URLSearchParams(query).has('verbose')) {
+            return send(ready ? 200 : 503, ready ? 'ok\n' : 'not ready\n');
+          }
+          const lines = (this.options.checks?.() ?? []).map(
+            (c) => `[${c.ok ? '+' : '-'}]${c.name} ${c.message}`,
+          );
+          lines.push(ready ? 'readyz check passed' : 'readyz check failed');
+          return send(ready ? 200 : 503, `${lines.join('\n')}\n`);
         }
         case '/metrics':
           if (!this.options.metrics) return send(404, 'not found\n');

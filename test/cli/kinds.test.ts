@@ -144,6 +144,7 @@ describe('reconstruct install --kinds', () => {
     expect(resources).toEqual([
       '/configmaps',
       '/events',
+      'apiextensions.k8s.io/customresourcedefinitions',
       'greetings.example.com/greetings',
       'greetings.example.com/greetings/finalizers',
       'greetings.example.com/greetings/status',
