@@ -49,6 +49,19 @@ export interface ReconcileResult {
 
 /** How long a resource that is not Ready yet waits for a check, should no event come. */
 const NOT_READY_RECHECK_MS = 60_000;
+/**
+ * How long a namespace the API server said is being deleted gets no child writes. Its resources go with it;
+ * a namespace of the same name made afterwards waits at most this long.
+ */
+const TERMINATING_MS = 30_000;
+
+/** The API server's refusal to create in a namespace that is being deleted (NamespaceLifecycle admission). */
+export function isNamespaceTerminating(err: unknown): boolean {
+  if (!(err instanceof ApiError) || err.status !== 403) return false;
+  // metav1.StatusCause: its `type` travels as `reason`.
+  const causes = (err.body as { details?: { causes?: { reason?: string }[] } } | undefined)?.details?.causes;
+  return (causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
+}
 /** A resource, as the queue names it. */
 export interface BlockedResource {
   readonly definition: Kind;
@@ -119,6 +132,8 @@ interface ChildOutcome {
   readonly label: string;
   /** What a waiting or failed child's condition says. */
   readonly message?: string;
+  /** A failed child's namespace is being deleted (see isNamespaceTerminating). */
+  readonly terminating?: boolean;
   /** A conflict's object key, when its object is one the existence caches watch. */
   readonly blocker?: string;
 }
@@ -151,6 +166,8 @@ export class Reconciler {
   private readonly blocking = new Map<string, Map<string, BlockedResource>>();
   /** By resource key: the objects it is blocked by (keys of `blocking`), to restate them in O(own). */
   private readonly blockedOf = new Map<string, readonly string[]>();
+  /** Namespaces being deleted, as the API server said, until when their resources get no writes. */
+  private readonly terminating = new Map<string, number>();
 
   constructor(
     private readonly view: ClusterView,
@@ -177,6 +194,14 @@ export class Reconciler {
     const { sync } = definition;
     const { metadata } = resource;
     if (await this.finalize(definition, resource, log)) return {};
+    // A namespace being deleted takes its resources and children with it: re-creating children there is
+    // a fight the namespace controller wins, one refused write at a time.
+    const terminatingUntil = namespace !== undefined ? this.terminating.get(namespace) : undefined;
+    if (terminatingUntil !== undefined) {
+      const left = terminatingUntil - this.now().getTime();
+      if (left > 0) return { requeueAfterMs: left };
+      this.terminating.delete(namespace!);
+    }
 
     let desired: Intent[];
     try {
@@ -199,6 +224,12 @@ export class Reconciler {
     const outcomes = await Promise.all(
       desired.map((intent) => this.applyChild(key, intent, desired, resource, created, log)),
     );
+    const refused = outcomes.find((o) => o.terminating);
+    if (refused && namespace !== undefined) {
+      this.terminating.set(namespace, this.now().getTime() + TERMINATING_MS);
+      log.info('namespace is being deleted: no writes to its resources', { retryInMs: TERMINATING_MS });
+      return { requeueAfterMs: TERMINATING_MS };
+    }
     const labels = (...kinds: ChildOutcome['kind'][]) =>
       outcomes.filter((o) => kinds.includes(o.kind)).map((o) => o.label);
     const conflicts = labels('conflict');
@@ -342,6 +373,12 @@ export class Reconciler {
     const childKey = objectKey(type, ns, childName);
     const label = `${child.kind} ${childName}`;
     const namespace = resource.metadata.namespace;
+    const failed = (what: string, err: unknown): ChildOutcome => ({
+      kind: 'failed',
+      label,
+      message: `${what}: ${String(err)}`,
+      terminating: isNamespaceTerminating(err),
+    });
     if (isWriteOnly(type)) {
       const blocker = this.blocker(intent, desired, namespace);
       if (blocker) return { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
@@ -351,7 +388,7 @@ export class Reconciler {
           return { kind: 'conflict', label: `${child.kind} ${ns ? `${ns}/` : ''}${childName}` };
         return { kind: outcome === 'created' ? 'created' : 'unchanged', label };
       } catch (err) {
-        return { kind: 'failed', label, message: `create ${label}: ${String(err)}` };
+        return failed(`create ${label}`, err);
       }
     }
     // The child caches hold only what carries our managed-by label. A name they lack but that exists
@@ -407,7 +444,7 @@ export class Reconciler {
         written = await this.writer.apply(type, intent.applied);
       }
     } catch (err) {
-      return { kind: 'failed', label, message: `apply ${label}: ${String(err)}` };
+      return failed(`apply ${label}`, err);
     }
     if (!live) {
       const uid = written?.metadata?.uid ?? '';

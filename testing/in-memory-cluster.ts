@@ -91,6 +91,7 @@ export class InMemoryCluster implements ClusterView {
   readonly events: { type: string; reason: string; message: string }[] = [];
   private version = 0;
   private uids = 0;
+  private readonly terminating = new Set<string>();
 
   /**
    * `kinds`: the kinds the controller runs. Objects of their child kinds are seen by get() and list() only
@@ -198,6 +199,29 @@ export class InMemoryCluster implements ClusterView {
     this.bump(s);
   }
 
+  /**
+   * Marks a namespace as being deleted: from now on, creating anything in it is refused as the API
+   * server's NamespaceLifecycle admission refuses it (403, cause NamespaceTerminating); updates and
+   * deletions still go through.
+   */
+  terminateNamespace(namespace: string): void {
+    this.terminating.add(namespace);
+  }
+
+  private refuseInTerminating(namespace: string | undefined): void {
+    if (namespace !== undefined && this.terminating.has(namespace)) {
+      const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
+      throw new ApiError(403, message, {
+        reason: 'Forbidden',
+        body: {
+          reason: 'Forbidden',
+          message,
+          details: { causes: [{ reason: 'NamespaceTerminating', field: 'metadata.namespace' }] },
+        },
+      });
+    }
+  }
+
   remove(type: ViewKind, namespace: string | undefined, name: string): void {
     this.stored.delete(key(type, namespace, name));
   }
@@ -242,6 +266,11 @@ export class InMemoryCluster implements ClusterView {
         const k = key(type, namespace, name);
         let s = this.stored.get(k);
         if (!s) {
+          try {
+            this.refuseInTerminating(namespace);
+          } catch (err) {
+            return Promise.reject(err as Error);
+          }
           s = { others: {}, applied: new Map(), uid: `uid-${++this.uids}`, resourceVersion: '' };
           this.stored.set(k, s);
         }
@@ -257,6 +286,11 @@ export class InMemoryCluster implements ClusterView {
       },
       create: (type: ViewKind, namespace: string | undefined, body: Manifest) => {
         writes.push({ verb: 'create', kind: body.kind, name: body.metadata.name, body });
+        try {
+          this.refuseInTerminating(namespace);
+        } catch (err) {
+          return Promise.reject(err as Error);
+        }
         if (this.stored.has(key(type, namespace, body.metadata.name))) {
           return Promise.reject(new ApiError(409, 'already exists', { reason: 'AlreadyExists' }));
         }

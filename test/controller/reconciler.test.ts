@@ -282,3 +282,42 @@ describe('readiness', () => {
     );
   });
 });
+
+describe('a namespace being deleted', () => {
+  // One controller, as it runs: what it learns in one reconcile holds for the next.
+  it('stops writing to it at the first refusal: no status, no events, no retry storm', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
+    cluster.putResource(memcachedKind, 'other', { size: 1 }, NS);
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    await cluster.reconcile(memcachedKind, NS, 'other');
+    writes();
+    cluster.events.length = 0;
+    // The namespace controller deletes the children first; the resources are still there.
+    cluster.terminateNamespace(NS);
+    cluster.remove(DEPLOYMENT, NS, 'cache');
+    cluster.remove(DEPLOYMENT, NS, 'other');
+
+    const result = await cluster.reconcile(memcachedKind, NS, 'cache');
+    expect(writes()).toContain('apply Deployment/cache'); // refused: 403 NamespaceTerminating
+    expect(result).toEqual({ requeueAfterMs: 30_000 });
+    // Every other resource of the namespace, and this one again, write nothing.
+    expect(await cluster.reconcile(memcachedKind, NS, 'other')).toEqual({
+      requeueAfterMs: expect.any(Number) as number,
+    });
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    expect(writes()).toEqual([]);
+    expect(cluster.events).toEqual([]);
+  });
+
+  it('leaves the other namespaces alone', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    cluster.terminateNamespace(NS);
+    cluster.remove(DEPLOYMENT, NS, 'cache');
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    writes();
+    cluster.putResource(memcachedKind, 'cache', { size: 1 }, 'elsewhere');
+    await cluster.reconcile(memcachedKind, 'elsewhere', 'cache');
+    expect(writes().sort()).toEqual(['apply Deployment/cache', 'apply Service/cache']);
+  });
+});
