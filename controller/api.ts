@@ -5,6 +5,7 @@ import { resourcePath, type ResourceType } from './kube/paths';
 
 const APPLY = 'application/apply-patch+yaml';
 const MERGE = 'application/merge-patch+json';
+const JSON_PATCH = 'application/json-patch+json';
 
 export class Writer {
   constructor(
@@ -68,6 +69,22 @@ export class Writer {
       path: resourcePath(type, namespace, name),
       body: patch,
       contentType: MERGE,
+    });
+  }
+
+  /** A JSON patch (RFC 6902): with a `test` of metadata.resourceVersion, it fails if the object changed. */
+  jsonPatch(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    ops: unknown[],
+  ): Promise<unknown> {
+    return this.client.request({
+      method: 'PATCH',
+      path: resourcePath(type, namespace, name),
+      query: { fieldManager: this.fieldManager },
+      body: ops,
+      contentType: JSON_PATCH,
     });
   }
 

@@ -37,6 +37,7 @@ import {
 } from '../constructs/kit/child-policy';
 import type { Writer } from './api';
 import { applyNeeded, hashObject, withAppliedHash } from './converge';
+import { DriftRepair } from './drift';
 import type { EventRecorder } from './events';
 import { ApiError } from './kube/client';
 import type { Logger } from './log';
@@ -159,6 +160,7 @@ export class Reconciler {
    */
   private readonly unseen = new Map<string, Map<string, string>>();
   private readonly writeOnly: WriteOnlyChildren;
+  private readonly drift: DriftRepair;
   /**
    * By the key of an object that is not ours: the resources it blocks (ErrResourceExists), so that its
    * deletion brings them back at once rather than at the next resync. Each reconcile restates its own.
@@ -177,6 +179,7 @@ export class Reconciler {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.writeOnly = new WriteOnlyChildren(writer, now);
+    this.drift = new DriftRepair(writer, log);
   }
 
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
@@ -421,7 +424,7 @@ export class Reconciler {
     if (blocker) return { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
     if (live) this.unseen.get(key)?.delete(childKey);
     if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
-    const why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
+    let why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
     if (!why) return { kind: 'unchanged', label };
     let written: Pick<Manifest, 'metadata'> | undefined;
     try {
@@ -441,7 +444,9 @@ export class Reconciler {
         written = await this.writer.apply(type, intent.createBody);
         await this.writer.apply(type, intent.initial, `${this.writer.fieldManager}-initial`);
       } else {
-        written = await this.writer.apply(type, intent.applied);
+        const applied = await this.drift.apply(type, childKey, intent.applied, log);
+        written = applied.written;
+        if (applied.repaired) why = `repaired drift in ${applied.repaired.join(', ')}`;
       }
     } catch (err) {
       return failed(`apply ${label}`, err);

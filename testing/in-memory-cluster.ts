@@ -67,6 +67,12 @@ function unown(target: Json, patch: Json): void {
 }
 
 /** What the API server answers a create or update that the kind's CRD refuses: each field, as kubectl prints it. */
+interface JsonPatchOp {
+  op: string;
+  path: string;
+  value?: unknown;
+}
+
 export class AdmissionError extends Error {
   constructor(
     readonly resource: string,
@@ -208,18 +214,15 @@ export class InMemoryCluster implements ClusterView {
     this.terminating.add(namespace);
   }
 
-  private refuseInTerminating(namespace: string | undefined): void {
-    if (namespace !== undefined && this.terminating.has(namespace)) {
-      const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
-      throw new ApiError(403, message, {
-        reason: 'Forbidden',
-        body: {
-          reason: 'Forbidden',
-          message,
-          details: { causes: [{ reason: 'NamespaceTerminating', field: 'metadata.namespace' }] },
-        },
-      });
-    }
+  /** The refusal of a creation in `namespace`, if it is being deleted. */
+  private terminatingRefusal(namespace: string | undefined): ApiError | undefined {
+    if (namespace === undefined || !this.terminating.has(namespace)) return undefined;
+    const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
+    const causes = [{ reason: 'NamespaceTerminating', field: 'metadata.namespace' }];
+    return new ApiError(403, message, {
+      reason: 'Forbidden',
+      body: { reason: 'Forbidden', message, details: { causes } },
+    });
   }
 
   remove(type: ViewKind, namespace: string | undefined, name: string): void {
@@ -266,11 +269,8 @@ export class InMemoryCluster implements ClusterView {
         const k = key(type, namespace, name);
         let s = this.stored.get(k);
         if (!s) {
-          try {
-            this.refuseInTerminating(namespace);
-          } catch (err) {
-            return Promise.reject(err as Error);
-          }
+          const refused = this.terminatingRefusal(namespace);
+          if (refused) return Promise.reject(refused);
           s = { others: {}, applied: new Map(), uid: `uid-${++this.uids}`, resourceVersion: '' };
           this.stored.set(k, s);
         }
@@ -286,11 +286,8 @@ export class InMemoryCluster implements ClusterView {
       },
       create: (type: ViewKind, namespace: string | undefined, body: Manifest) => {
         writes.push({ verb: 'create', kind: body.kind, name: body.metadata.name, body });
-        try {
-          this.refuseInTerminating(namespace);
-        } catch (err) {
-          return Promise.reject(err as Error);
-        }
+        const refused = this.terminatingRefusal(namespace);
+        if (refused) return Promise.reject(refused);
         if (this.stored.has(key(type, namespace, body.metadata.name))) {
           return Promise.reject(new ApiError(409, 'already exists', { reason: 'AlreadyExists' }));
         }
@@ -302,6 +299,28 @@ export class InMemoryCluster implements ClusterView {
         if (!obj) return Promise.reject(new ApiError(404, 'not found'));
         this.patch(type, namespace, name, patch);
         return Promise.resolve({});
+      },
+      // Top-level paths only, as the controller's drift repair writes them.
+      jsonPatch: (type: ViewKind, namespace: string | undefined, name: string, ops: JsonPatchOp[]) => {
+        const obj = this.any(type, namespace, name);
+        writes.push({ verb: 'patch', kind: obj?.kind ?? type.plural, name, body: ops });
+        if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
+        for (const op of ops) {
+          const field = op.path.slice(1);
+          if (op.op === 'test' && field === 'metadata/resourceVersion') {
+            if (obj.metadata.resourceVersion !== op.value) {
+              return Promise.reject(new ApiError(422, 'the test operation failed', { reason: 'Invalid' }));
+            }
+          } else if ((op.op === 'replace' || op.op === 'add') && !field.includes('/')) {
+            this.patch(type, namespace, name, { [field]: null });
+            this.patch(type, namespace, name, { [field]: op.value });
+          } else {
+            return Promise.reject(
+              new Error(`InMemoryCluster: JSON patch op ${op.op} ${op.path} not supported`),
+            );
+          }
+        }
+        return Promise.resolve(this.any(type, namespace, name));
       },
       delete: (type: ViewKind, namespace: string | undefined, name: string, uid?: string) => {
         const obj = this.any(type, namespace, name);
