@@ -7,10 +7,12 @@
  * reconciles: while resources wait in the work queue, events go out at a trickle (Warnings first), and the
  * rest follow once the queue is empty. A burst of new resources then costs the API server and etcd one
  * write per child, not one more per resource, until the children are there; nobody waits for an event.
+ * An event that meets no answer (a network fault) or an overloaded server is tried again, with backoff,
+ * as client-go's broadcaster does (12 tries), and keeps its place at the head of the queue.
  */
 import type { CustomResource } from '../constructs/kit';
 import type { Writer } from './api';
-import { isNamespaceTerminating, isNotFound } from './kube/client';
+import { ApiError, isNamespaceTerminating, isNotFound } from './kube/client';
 import { EVENT } from '../constructs/kit/api-kind';
 import type { Logger } from './log';
 
@@ -29,8 +31,10 @@ export interface EventRecorderOptions {
   busy?: () => boolean;
   /** While busy, at most one event per this many ms. Default: 1000 (one per second). */
   busyIntervalMs?: number;
-  /** How the sender waits for its next turn while busy (for tests). Default: setTimeout. */
+  /** How the sender waits for its next turn while busy, or before a retry (for tests). Default: setTimeout. */
   sleep?: (ms: number) => Promise<void>;
+  /** The first retry's delay after a network fault; each next one doubles, up to 16 times it. Default: 1000. */
+  retryMs?: number;
 }
 
 /** One event as sent in the current window: what a repeat patches. */
@@ -51,6 +55,16 @@ interface Pending {
   readonly action: 'create' | 'patch';
   readonly sent: Sent;
   readonly about: Record<string, unknown>;
+  /** Tries so far that met a network fault or an overloaded server. */
+  readonly tries?: number;
+}
+
+/** Tries of one event, as client-go's maxTriesPerEvent. */
+const MAX_TRIES = 12;
+
+/** No answer (status 0: a network fault, a timeout), or the server asks to come back later. */
+function worthRetrying(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 0 || err.status === 429 || err.status >= 500);
 }
 
 export class EventRecorder {
@@ -68,6 +82,7 @@ export class EventRecorder {
   private readonly busy: () => boolean;
   private readonly busyIntervalMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly retryMs: number;
 
   constructor(
     private readonly writer: Writer,
@@ -81,6 +96,7 @@ export class EventRecorder {
     this.busy = options.busy ?? (() => false);
     this.busyIntervalMs = options.busyIntervalMs ?? 1000;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.retryMs = options.retryMs ?? 1000;
   }
 
   /** Queues an event for the background sender; never throws, never waits. */
@@ -191,9 +207,24 @@ export class EventRecorder {
         if (action === 'create') await this.create(sent, sent.event);
         else await this.sendRepeat(sent);
       } catch (err) {
+        const tries = (next.tries ?? 0) + 1;
+        if (worthRetrying(err) && tries < MAX_TRIES) {
+          // First in line again: the events behind it would meet the same fault.
+          const type = sent.event.type as EventType;
+          this.pending[type].unshift({ ...next, tries });
+          const delay = this.retryMs * 2 ** Math.min(tries - 1, 4);
+          this.log.debug('cannot record event yet; retrying', {
+            ...about,
+            tries,
+            retryInMs: delay,
+            error: String(err),
+          });
+          await this.sleep(delay / 2 + (Math.random() * delay) / 2);
+          continue;
+        }
         // A namespace being deleted refuses new objects; its resources are going too, so this is no news.
         const level = isNamespaceTerminating(err) ? 'debug' : 'warn';
-        this.log[level]('cannot record event', { ...about, error: String(err) });
+        this.log[level]('cannot record event', { ...about, tries, error: String(err) });
       }
     }
     if (this.dropped > 0) {

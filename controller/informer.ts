@@ -2,8 +2,10 @@
  * A reflector and cache, like client-go's SharedInformer but for one consumer: LIST, then WATCH
  * from the list's resourceVersion, forever. It never goes silent: a clean close re-watches from
  * the last resourceVersion seen (bookmarks move it), 410 Gone relists and delivers what was
- * missed, any other error backs off and retries, and a watchdog aborts a connection that has said
- * nothing (not even a bookmark) for too long.
+ * missed, any other error backs off and retries. A connection that dies without a word (a middlebox
+ * dropping it, a network partition) is found by its deadline: each watch asks the server to end it after
+ * `timeoutSeconds` (the server sends a bookmark just before), so one still open a few seconds past
+ * that is dead; it is aborted, the idle pooled connections dropped, and the cache relisted.
  */
 import { ApiError, isGone, type KubeClient, type WatchEvent } from './kube/client';
 import { resourcePath, type ResourceType } from './kube/paths';
@@ -28,11 +30,15 @@ export interface InformerOptions {
   labelSelector?: string;
   fieldSelector?: string;
   /**
-   * Server-side timeout of each watch request. Default: 300 s; each watch picks a random value
-   * between it and twice it (as client-go) so that many informers do not re-watch in lockstep.
+   * Server-side timeout of each watch request: a random value between it and twice it (as client-go), so
+   * that many informers do not re-watch in lockstep. It bounds how long a dead connection goes unnoticed
+   * (see deadlineGraceMs): default 10 s, so at most 25 s, for one re-watch (from the watch cache, no
+   * relist) per informer every 10-20 s.
    */
   watchTimeoutSeconds?: number;
-  /** Watchdog: no event or bookmark for this long aborts the watch and starts a new one. Default: 90 000 ms. */
+  /** A watch not ended by the server this long after its timeoutSeconds is dead. Default: 5 000 ms. */
+  deadlineGraceMs?: number;
+  /** Also abort a watch that has sent nothing (no event, no bookmark) for this long. Default: none. */
   inactivityMs?: number;
   /** Retry delays after errors: doubling from initialMs up to maxMs, with jitter. Default: 800 ms to 30 s. */
   backoff?: { initialMs: number; maxMs: number };
@@ -49,6 +55,7 @@ export interface InformerOptions {
   indexLabels?: string[];
 }
 
+const LIST_PAGE_TIMEOUT_MS = 20_000;
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 const METADATA_LIST_ONLY =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
@@ -60,8 +67,8 @@ export interface InformerObserver {
   stateChanged?(informer: Informer): void;
 }
 
-/** Why a watch ended. */
-type WatchEnd = 'closed' | 'expired' | 'inactive' | 'stopped';
+/** Why a watch ended. `deadline` and `inactive`: we ended it, taking its connection for dead. */
+type WatchEnd = 'closed' | 'expired' | 'inactive' | 'deadline' | 'stopped';
 
 export class Informer<T extends KubeObject = KubeObject> {
   /** namespace ('' for cluster-scoped) -> name -> object. */
@@ -230,8 +237,14 @@ export class Informer<T extends KubeObject = KubeObject> {
           failures = 0;
           continue;
         }
-        if (end === 'inactive') {
-          this.log.warn('watch silent too long; watching again', { inactivityMs: this.inactivityMs });
+        if (end === 'inactive' || end === 'deadline') {
+          // A healthy watch ends on time (and says something before: a bookmark), so this is a fault.
+          this.log.warn('watch connection dead (no end by its deadline, or silent); relisting', {
+            reason: end,
+          });
+          this.client.resetStalled?.();
+          needList = true;
+          continue;
         }
         // A server that closes every watch at once must not make us spin.
         if (end === 'closed' && events === 0 && Date.now() - started < 1000) {
@@ -297,6 +310,9 @@ export class Informer<T extends KubeObject = KubeObject> {
           continue: cont,
         },
         accept: this.options.metadataOnly ? METADATA_LIST_ONLY : undefined,
+        // A page of 500 takes the API server well under a second: one that has no answer in 20 s met a
+        // dead connection (a partition), and the retry should not wait out the 60 s default.
+        timeoutMs: LIST_PAGE_TIMEOUT_MS,
         signal,
       });
       items.push(...(page.items ?? []));
@@ -368,10 +384,6 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  private get inactivityMs(): number {
-    return this.options.inactivityMs ?? 90_000;
-  }
-
   /** One watch request, from the last resourceVersion, until it ends; throws on errors. */
   private async watchOnce(
     signal: AbortSignal,
@@ -380,17 +392,24 @@ export class Informer<T extends KubeObject = KubeObject> {
     const abort = new AbortController();
     const onStop = () => abort.abort();
     signal.addEventListener('abort', onStop, { once: true });
-    let inactive = false;
+    let dead: 'inactive' | 'deadline' | undefined;
+    const kill = (why: 'inactive' | 'deadline') => () => {
+      dead = why;
+      abort.abort();
+    };
+    const { inactivityMs } = this.options;
     let watchdog: NodeJS.Timeout | undefined;
     const arm = () => {
+      if (inactivityMs === undefined) return;
       if (watchdog) clearTimeout(watchdog);
-      watchdog = setTimeout(() => {
-        inactive = true;
-        abort.abort();
-      }, this.inactivityMs);
+      watchdog = setTimeout(kill('inactive'), inactivityMs);
     };
-    const base = this.options.watchTimeoutSeconds ?? 300;
+    const base = this.options.watchTimeoutSeconds ?? 10;
     const timeoutSeconds = Math.max(1, Math.round(base * (1 + Math.random())));
+    const deadline = setTimeout(
+      kill('deadline'),
+      timeoutSeconds * 1000 + (this.options.deadlineGraceMs ?? 5000),
+    );
     let events = 0;
     try {
       arm();
@@ -418,9 +437,10 @@ export class Informer<T extends KubeObject = KubeObject> {
       return { end: 'closed', events };
     } catch (err) {
       if (signal.aborted) return { end: 'stopped', events };
-      if (inactive) return { end: 'inactive', events };
+      if (dead) return { end: dead, events };
       throw err;
     } finally {
+      clearTimeout(deadline);
       if (watchdog) clearTimeout(watchdog);
       signal.removeEventListener('abort', onStop);
       // Ends the request if we returned early (expired).

@@ -39,7 +39,7 @@ import type { Writer } from './api';
 import { applyNeeded, hashObject, withAppliedHash } from './converge';
 import { DriftRepair } from './drift';
 import type { EventRecorder } from './events';
-import { ApiError } from './kube/client';
+import { ApiError, isNamespaceTerminating } from './kube/client';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
 import { createdChildrenOf, sameRecords, WriteOnlyChildren, type CreatedChild } from './write-only';
@@ -56,13 +56,6 @@ const NOT_READY_RECHECK_MS = 60_000;
  */
 const TERMINATING_MS = 30_000;
 
-/** The API server's refusal to create in a namespace that is being deleted (NamespaceLifecycle admission). */
-export function isNamespaceTerminating(err: unknown): boolean {
-  if (!(err instanceof ApiError) || err.status !== 403) return false;
-  // metav1.StatusCause: its `type` travels as `reason`.
-  const causes = (err.body as { details?: { causes?: { reason?: string }[] } } | undefined)?.details?.causes;
-  return (causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
-}
 /** A resource, as the queue names it. */
 export interface BlockedResource {
   readonly definition: Kind;

@@ -148,6 +148,14 @@ export interface KubeClient {
   onRequest?: (verb: Verb, code: number, seconds: number) => void;
   /** The API server's host:port, when known (for metrics labels). */
   readonly host?: string;
+  /**
+   * Called when a connection was found dead without a word (a watch past its deadline): the others are
+   * likely dead too. Closes the idle keep-alive connections, so that the next requests open fresh ones,
+   * and fails the requests (not watches) that have waited for an answer longer than `stalledMs` (default
+   * 5 s) with a network error, which their callers retry, instead of letting them wait for their timeout.
+   * What an HTTP/2 health ping failure does to client-go's requests.
+   */
+  resetStalled?(stalledMs?: number): void;
 }
 
 export interface ClientOptions {
@@ -241,6 +249,8 @@ class HttpClient implements KubeClient {
   private readonly base: URL;
   private readonly isHttps: boolean;
   private agents?: Agents;
+  /** Requests (not watches) waiting for their answer: what fails one as stalled, and since when. */
+  private readonly inFlight = new Map<() => void, number>();
 
   constructor(private readonly transport: Transport) {
     this.base = new URL(transport.server);
@@ -376,7 +386,10 @@ class HttpClient implements KubeClient {
           r.destroy(err);
         };
         const onAbort = () => fail(abortError(req));
+        const stall = () => fail(stalledError(req));
+        if (!streaming) this.inFlight.set(stall, Date.now());
         const cancel = () => {
+          this.inFlight.delete(stall);
           if (timer) clearTimeout(timer);
           req.signal?.removeEventListener('abort', onAbort);
           // A response read to its end leaves the socket to the agent; anything else closes it.
@@ -424,6 +437,14 @@ class HttpClient implements KubeClient {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
     return url;
+  }
+
+  resetStalled(stalledMs = 5000): void {
+    for (const agent of this.agents ? [this.agents.requests, this.agents.watches] : []) {
+      for (const sockets of Object.values(agent.freeSockets)) sockets?.forEach((socket) => socket.destroy());
+    }
+    const now = Date.now();
+    for (const [stall, since] of this.inFlight) if (now - since >= stalledMs) stall();
   }
 
   /** Agents are made on first use and again only if the TLS material changes (rotated certs). */
@@ -516,6 +537,12 @@ function networkError(req: KubeRequest, err: unknown): ApiError {
 
 function abortError(req: KubeRequest): ApiError {
   return new ApiError(0, `${describe(req)}: aborted`, { reason: 'Aborted', cause: req.signal?.reason });
+}
+
+function stalledError(req: KubeRequest): ApiError {
+  return new ApiError(0, `${describe(req)}: no answer on a connection found dead; retry on a new one`, {
+    reason: 'NetworkError',
+  });
 }
 
 function timeoutError(req: KubeRequest, ms: number, idle: boolean): ApiError {

@@ -23,7 +23,7 @@ function pausedWriter() {
     const next = waiting.shift();
     if (!next) throw new Error('no create is waiting');
     if (how === 'resolve') next.resolve();
-    else next.reject(new ApiError(500, 'POST events: boom'));
+    else next.reject(new ApiError(422, 'POST events: invalid'));
     await new Promise((r) => setImmediate(r));
   };
   return { writer, calls, settle, maxInFlight: () => maxInFlight };
@@ -72,7 +72,7 @@ describe('EventRecorder', () => {
     expect(drained).toBe(true);
   });
 
-  it('keeps going after a failed create, and logs it', async () => {
+  it('keeps going after a create the API server refuses, and logs it', async () => {
     const w = pausedWriter();
     const { log, lines } = recordingLogger();
     const events = new EventRecorder(w.writer, log);
@@ -84,6 +84,62 @@ describe('EventRecorder', () => {
     expect(w.calls).toHaveLength(2);
     expect(lines.map((l) => [l.level, l.msg, l.fields?.name])).toEqual([
       ['warn', 'cannot record event', 'a'],
+    ]);
+  });
+
+  it('tries an event again after a network fault, with backoff, before the events behind it', async () => {
+    const sent: string[] = [];
+    let failures = 2;
+    const writer = {
+      create: (_t: unknown, _ns: unknown, body: { involvedObject: { name: string } }) => {
+        if (failures-- > 0) return Promise.reject(new ApiError(0, 'POST events: socket hang up'));
+        sent.push(body.involvedObject.name);
+        return Promise.resolve({ metadata: { name: 'ev' } });
+      },
+    } as unknown as Writer;
+    const waits: number[] = [];
+    const { log, lines } = recordingLogger();
+    const events = new EventRecorder(writer, log, {
+      retryMs: 1000,
+      sleep: (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
+    });
+    events.emit(resource('a', 'demo'), 'Normal', 'Created', 'x');
+    events.emit(resource('b', 'demo'), 'Normal', 'Created', 'y');
+    await events.drain();
+    expect(sent).toEqual(['a', 'b']);
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toBeGreaterThanOrEqual(500);
+    expect(waits[0]).toBeLessThanOrEqual(1000);
+    expect(waits[1]).toBeGreaterThanOrEqual(1000);
+    expect(waits[1]).toBeLessThanOrEqual(2000);
+    expect(lines.filter((l) => l.level === 'warn')).toEqual([]);
+  });
+
+  it('gives an event up after 12 tries, as client-go does, and goes on with the next', async () => {
+    let tries = 0;
+    const sent: string[] = [];
+    const writer = {
+      create: (_t: unknown, _ns: unknown, body: { involvedObject: { name: string } }) => {
+        if (body.involvedObject.name === 'a') {
+          tries++;
+          return Promise.reject(new ApiError(503, 'POST events: unavailable'));
+        }
+        sent.push(body.involvedObject.name);
+        return Promise.resolve({ metadata: { name: 'ev' } });
+      },
+    } as unknown as Writer;
+    const { log, lines } = recordingLogger();
+    const events = new EventRecorder(writer, log, { sleep: () => Promise.resolve() });
+    events.emit(resource('a', 'demo'), 'Warning', 'ApplyFailed', 'x');
+    events.emit(resource('b', 'demo'), 'Normal', 'Created', 'y');
+    await events.drain();
+    expect(tries).toBe(12);
+    expect(sent).toEqual(['b']);
+    expect(lines.filter((l) => l.level === 'warn').map((l) => [l.msg, l.fields?.tries])).toEqual([
+      ['cannot record event', 12],
     ]);
   });
 
