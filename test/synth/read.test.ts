@@ -70,6 +70,13 @@ describe('DocumentSplitter', () => {
     for (const size of [1, 3, 7, text.length]) expect(split(text, size)).toEqual(expected);
   });
 
+  it('reports a repeated key of a map, as the library would', () => {
+    expect(split('a: 1\n---\nb:\n  x: 1\n  "1": 1\n  1: 1\n  x: 2\n', 5)).toEqual([
+      '1: {"a":1}',
+      'document 2: invalid YAML at line 7, column 3: Map keys must be unique',
+    ]);
+  });
+
   it('names the line in the file of a YAML error in a later document', () => {
     expect(split('a: 1\n---\nb: 2\n---\n\nc: d: e\n', 4)).toEqual([
       '1: {"a":1}',
