@@ -1,14 +1,15 @@
+import { once } from 'node:events';
 import { toYamlStream } from '../synth/yaml';
 import { builtinKinds } from '../constructs/builtin';
-import { formatProblem } from '../synth/problem';
-import { writeOutputDir } from '../synth/output-dir';
-import { readDocuments } from '../synth/read';
+import { formatProblem, type Problem } from '../synth/problem';
+import { OutputDir } from '../synth/output-dir';
+import { streamDocuments, type StdinSource } from '../synth/read';
 import {
+  DocumentRenderer,
   describe,
   isPassed,
   objectsOf,
   omittedMessage,
-  renderAll,
   type PassedThrough,
   type Rendered,
 } from '../synth/render';
@@ -42,7 +43,8 @@ ${KINDS_HELP}
 
 Every invalid or unknown resource is reported on standard error as
   FILE: KIND/NAME: FIELD: message
-and the valid ones are still rendered. The exit status is 0 when everything rendered, 1 when
+and the valid ones are still rendered. Each document is rendered and written as soon as it is read,
+so that memory holds one document at a time; one over 3 MiB is reported and not read. The exit status is 0 when everything rendered, 1 when
 anything failed, 2 for a usage error.
 `;
 
@@ -62,13 +64,68 @@ function outputYaml(o: Rendered | PassedThrough): string {
   return `# Source: ${o.file} ${kind}/${metadata.name}\n${toYamlStream(objectsOf(o))}`;
 }
 
+/** Where the outputs go, one at a time: standard output, or files in a folder renamed into place at the end. */
+interface Sink {
+  /** Writes one output; a problem when it cannot be written where it belongs. */
+  write(o: Rendered | PassedThrough): Promise<Problem | undefined>;
+  /** After the last output: the line that says what was written, if any. Throws when it cannot. */
+  close(counts: { rendered: number; passed: number }): string | undefined;
+  abort(): void;
+}
+
+/** The longest file name most file systems take, in bytes. */
+const MAX_FILE_NAME_BYTES = 255;
+
+function stdoutSink(out: NodeJS.WritableStream): Sink {
+  let first = true;
+  return {
+    async write(o) {
+      const text = `${first ? '' : '---\n'}${outputYaml(o)}`;
+      first = false;
+      // Waits while the reader is behind, so that output does not pile up in memory.
+      if (!out.write(text)) await once(out, 'drain');
+      return undefined;
+    },
+    close: () => undefined,
+    abort: () => undefined,
+  };
+}
+
+function dirSink(dir: OutputDir): Sink {
+  return {
+    write(o) {
+      const name = outputFileName(o);
+      const what = describe(sourceOf(o));
+      const earlier = dir.writtenFor(name);
+      const problem = (message: string) => Promise.resolve({ file: o.file, resource: what, message });
+      if (earlier) return problem(`${dir.dir}/${name} is also written for ${earlier}`);
+      if (Buffer.byteLength(name) > MAX_FILE_NAME_BYTES) {
+        return problem(
+          `its file name would be ${Buffer.byteLength(name)} bytes; file systems take at most ${MAX_FILE_NAME_BYTES}`,
+        );
+      }
+      dir.write(name, outputYaml(o), `${what} of ${o.file}`);
+      return Promise.resolve(undefined);
+    },
+    close({ rendered, passed }) {
+      const { removed } = dir.commit();
+      if (dir.size === 0 && removed.length === 0) return undefined;
+      return (
+        `rendered ${rendered} resource(s)${passed > 0 ? ` and passed ${passed} document(s) through` : ''} into ${dir.dir}/` +
+        `${removed.length > 0 ? `, removed ${removed.length} file(s) of an earlier render` : ''}`
+      );
+    },
+    abort: () => dir.abort(),
+  };
+}
+
 /** `reconstruct synth`: returns the exit status. */
 export async function synthCommand(
   argv: string[],
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
   /** What `-` reads (standard input). */
-  stdin?: () => string,
+  stdin?: StdinSource,
 ): Promise<number> {
   const io = { out, err };
   const parsed = parseCommand(
@@ -97,54 +154,57 @@ export async function synthCommand(
   }
   const kinds = await commandKinds('synth', values, io);
   if (typeof kinds === 'number') return kinds;
-  const { documents, problems: readProblems } = readDocuments(positionals, stdin);
-  const { rendered, outputs, problems } = renderAll(documents, {
+  const renderer = new DocumentRenderer({
     kinds,
     namespace: values.namespace,
     includeGenerated: values['include-generated'] === true,
     unknown,
   });
-  const allProblems = [...readProblems, ...problems];
 
   const output = values.output ?? 'dist';
-  if (output === '-') {
-    out.write(outputs.map(outputYaml).join('---\n'));
-  } else {
-    const files = new Map<string, string>();
-    const from = new Map<string, string>();
-    for (const o of outputs) {
-      const name = outputFileName(o);
-      const what = describe(sourceOf(o));
-      if (files.has(name)) {
-        allProblems.push({
-          file: o.file,
-          resource: what,
-          message: `${output}/${name} is also written for ${from.get(name)}`,
-        });
+  let sink: Sink;
+  try {
+    sink = output === '-' ? stdoutSink(out) : dirSink(new OutputDir(output));
+  } catch (e) {
+    err.write(`reconstruct synth: cannot write ${output}/: ${(e as Error).message}\n`);
+    return 1;
+  }
+  // Each document is rendered, written and dropped before the next is read; problems are said as they come.
+  let problems = 0;
+  const report = (p: Problem) => {
+    problems++;
+    err.write(`${formatProblem(p)}\n`);
+  };
+  const counts = { rendered: 0, passed: 0 };
+  try {
+    for await (const item of streamDocuments(positionals, stdin)) {
+      if ('problem' in item) {
+        report(item.problem);
         continue;
       }
-      files.set(name, outputYaml(o));
-      from.set(name, `${what} of ${o.file}`);
-    }
-    try {
-      const { removed } = writeOutputDir(output, files);
-      const passed = outputs.length - rendered.length;
-      if (files.size > 0 || removed.length > 0) {
-        err.write(
-          `rendered ${rendered.length} resource(s)${passed > 0 ? ` and passed ${passed} document(s) through` : ''} into ${output}/` +
-            `${removed.length > 0 ? `, removed ${removed.length} file(s) of an earlier render` : ''}\n`,
-        );
+      const { output: o, problems: found } = renderer.render(item.document);
+      found.forEach(report);
+      if (!o) continue;
+      const refused = await sink.write(o);
+      if (refused) {
+        report(refused);
+        continue;
       }
-    } catch (e) {
-      err.write(`reconstruct synth: cannot write ${output}/: ${(e as Error).message}\n`);
-      return 1;
+      if (isPassed(o)) counts.passed++;
+      else {
+        counts.rendered++;
+        for (const omitted of o.omitted) {
+          const resource = `${o.resource.kind}/${o.resource.metadata.name}`;
+          err.write(`${formatProblem({ file: o.file, resource, message: omittedMessage(omitted) })}\n`);
+        }
+      }
     }
+    const summary = sink.close(counts);
+    if (summary) err.write(`${summary}\n`);
+  } catch (e) {
+    sink.abort();
+    err.write(`reconstruct synth: cannot write ${output}/: ${(e as Error).message}\n`);
+    return 1;
   }
-  for (const r of rendered) {
-    for (const omitted of r.omitted) {
-      err.write(`${r.file}: ${r.resource.kind}/${r.resource.metadata.name}: ${omittedMessage(omitted)}\n`);
-    }
-  }
-  for (const p of allProblems) err.write(`${formatProblem(p)}\n`);
-  return allProblems.length > 0 ? 1 : 0;
+  return problems > 0 ? 1 : 0;
 }

@@ -7,7 +7,7 @@
  */
 import { parse } from 'yaml';
 import type { KindRegistry, Manifest } from '../constructs/kit';
-import { formatProblem, type Problem } from './problem';
+import { formatProblem, shortened, type Problem } from './problem';
 import { objectsOf, omittedMessage, renderAll } from './render';
 import type { SourceDocument } from './read';
 import { toYaml } from './yaml';
@@ -43,7 +43,7 @@ function result(problem: Problem, items: readonly unknown[]): KrmResult {
   const item = problem.document !== undefined ? items[problem.document - 1] : undefined;
   const ref = resourceRef(item);
   return {
-    message: problem.message,
+    message: shortened(problem.message),
     severity: 'error',
     ...(ref ? { resourceRef: ref } : {}),
     ...(problem.field ? { field: { path: problem.field } } : {}),

@@ -24,38 +24,60 @@ function previousFiles(dir: string): string[] {
 }
 
 /**
- * Replaces the earlier render in `dir` with `files` (name -> content). Returns the names it removed.
- * Throws (before renaming anything into place) when a file cannot be written.
+ * A render into `dir`, written file by file as the resources are rendered: each file goes beside its
+ * place at once (nothing of it stays in memory) and `commit` renames them all into place, or `abort`
+ * removes them. Only the names are kept, to report a second output of the same name and to list them.
  */
-export function writeOutputDir(dir: string, files: ReadonlyMap<string, string>): { removed: string[] } {
-  for (const name of files.keys()) {
+export class OutputDir {
+  private readonly suffix = `.tmp-${process.pid}`;
+  /** The files written so far: name -> what it was written for. */
+  private readonly written = new Map<string, string>();
+
+  /** Creates `dir` when missing; throws when it cannot. */
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  /** What an earlier `write` of `name` was for, if there was one. */
+  writtenFor(name: string): string | undefined {
+    return this.written.get(name);
+  }
+
+  get size(): number {
+    return this.written.size;
+  }
+
+  /** Writes `content` beside its place, as `name`, for `what` (said when a later output has the same name). */
+  write(name: string, content: string, what: string): void {
     if (!plainName(name)) throw new Error(`not a plain file name: ${name}`);
+    writeFileSync(this.temp(name), content);
+    this.written.set(name, what);
   }
-  mkdirSync(dir, { recursive: true });
-  const previous = previousFiles(dir);
-  const suffix = `.tmp-${process.pid}`;
-  const staged: [string, string][] = [];
-  try {
-    for (const [name, content] of files) {
-      const temp = join(dir, `.${name}${suffix}`);
-      writeFileSync(temp, content);
-      staged.push([temp, join(dir, name)]);
-    }
-  } catch (err) {
-    for (const [temp] of staged) rmSync(temp, { force: true });
-    throw err;
+
+  /** Renames every file written into place and removes the files of the earlier render this one did not write. */
+  commit(): { removed: string[] } {
+    const previous = previousFiles(this.dir);
+    for (const name of this.written.keys()) renameSync(this.temp(name), join(this.dir, name));
+    const removed = previous.filter((name) => !this.written.has(name));
+    for (const name of removed) rmSync(join(this.dir, name), { force: true });
+    const list = join(this.dir, `${RENDERED_LIST}${this.suffix}`);
+    writeFileSync(
+      list,
+      [...this.written.keys()]
+        .sort()
+        .map((n) => `${n}\n`)
+        .join(''),
+    );
+    renameSync(list, join(this.dir, RENDERED_LIST));
+    return { removed };
   }
-  for (const [temp, target] of staged) renameSync(temp, target);
-  const removed = previous.filter((name) => !files.has(name));
-  for (const name of removed) rmSync(join(dir, name), { force: true });
-  const list = join(dir, `${RENDERED_LIST}${suffix}`);
-  writeFileSync(
-    list,
-    [...files.keys()]
-      .sort()
-      .map((n) => `${n}\n`)
-      .join(''),
-  );
-  renameSync(list, join(dir, RENDERED_LIST));
-  return { removed };
+
+  /** Removes every file written, leaving the earlier render as it was. */
+  abort(): void {
+    for (const name of this.written.keys()) rmSync(this.temp(name), { force: true });
+  }
+
+  private temp(name: string): string {
+    return join(this.dir, `.${name}${this.suffix}`);
+  }
 }

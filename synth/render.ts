@@ -172,31 +172,52 @@ export interface RenderAllResult {
 /** Whether an output entry is a document passed through (else a rendered resource). */
 export const isPassed = (output: Rendered | PassedThrough): output is PassedThrough => 'object' in output;
 
+/**
+ * Renders documents one at a time, as they are read, and reports the second of two resources with the
+ * same kind, namespace and name. Of a resource rendered, it keeps only that key and the file's name.
+ */
+export class DocumentRenderer {
+  private readonly seen = new Map<string, string>();
+
+  constructor(private readonly options: RenderOptions) {}
+
+  /** The output of one document (its children, or itself passed through), or what is wrong with it. */
+  render(doc: SourceDocument): { output?: Rendered | PassedThrough; problems: Problem[] } {
+    const result = renderDocument(doc, this.options);
+    if (result.passed) return { output: result.passed, problems: result.problems };
+    if (!result.rendered) return { problems: result.problems };
+    const key = `${result.rendered.resource.apiVersion} ${describe(result.rendered.resource)}`;
+    const first = this.seen.get(key);
+    if (first) {
+      return {
+        problems: [
+          ...result.problems,
+          {
+            file: doc.file,
+            document: doc.index,
+            resource: describe(result.rendered.resource),
+            message: `duplicate of the resource in ${first}`,
+          },
+        ],
+      };
+    }
+    this.seen.set(key, doc.file);
+    return { output: result.rendered, problems: result.problems };
+  }
+}
+
 /** Renders every document, reporting the second of two resources with the same kind, namespace and name. */
-export function renderAll(documents: SourceDocument[], options: RenderOptions): RenderAllResult {
+export function renderAll(documents: Iterable<SourceDocument>, options: RenderOptions): RenderAllResult {
   const rendered: Rendered[] = [];
   const outputs: (Rendered | PassedThrough)[] = [];
   const problems: Problem[] = [];
-  const seen = new Map<string, string>();
+  const renderer = new DocumentRenderer(options);
   for (const doc of documents) {
-    const result = renderDocument(doc, options);
+    const result = renderer.render(doc);
     problems.push(...result.problems);
-    if (result.passed) outputs.push(result.passed);
-    if (!result.rendered) continue;
-    const key = `${result.rendered.resource.apiVersion} ${describe(result.rendered.resource)}`;
-    const first = seen.get(key);
-    if (first) {
-      problems.push({
-        file: doc.file,
-        document: doc.index,
-        resource: describe(result.rendered.resource),
-        message: `duplicate of the resource in ${first}`,
-      });
-      continue;
-    }
-    seen.set(key, doc.file);
-    rendered.push(result.rendered);
-    outputs.push(result.rendered);
+    if (!result.output) continue;
+    outputs.push(result.output);
+    if (!isPassed(result.output)) rendered.push(result.output);
   }
   return { rendered, outputs, problems };
 }

@@ -42,6 +42,8 @@ export const balancerKind = defineKind<BalancerSpec, OwnStatus>({
   kind: 'Balancer',
   plural: 'balancers',
   shortNames: ['bl'],
+  // The backend Services, <name>-<backend>-backend, are DNS labels: 63 less 10 for the shortest backend.
+  maxNameLength: 53,
   schema: balancerSchema,
   construct: Balancer,
   children: [SERVICE, CONFIG_MAP, DEPLOYMENT],

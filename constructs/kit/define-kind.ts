@@ -9,7 +9,7 @@ import { isWriteOnly, type ApiKind } from './api-kind';
 import { childrenReadiness } from './child-readiness';
 import type { ClusterView, ExtraWatch, Readiness, SyncPatch } from './cluster-view';
 import { withDefaults } from './defaults';
-import type { CustomResource, Manifest, ResourceProps } from './resource';
+import { MAX_NAME_LENGTH, type CustomResource, type Manifest, type ResourceProps } from './resource';
 import {
   ageColumn,
   commonStatus,
@@ -89,6 +89,13 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   readonly shortNames?: string[];
   /** CRD categories besides `reconstruct`, which every kind has. */
   readonly categories?: string[];
+  /**
+   * The longest `metadata.name` a resource may have, when its children's names add to it: 63 less the
+   * longest suffix a child name gets whose kind takes at most 63 characters (a Service `<name>-proxy` is a
+   * DNS label: 57). Enforced at admission, by a rule on the CRD naming the field, and offline.
+   * @default 63 - the name is the value of the app.kubernetes.io/instance label on every child
+   */
+  readonly maxNameLength?: number;
   readonly schema: KindSchema;
   /** The construct that synthesizes a resource's children. */
   readonly construct: KindConstruct<Spec>;
@@ -122,6 +129,8 @@ export interface Kind<Spec = unknown, Status extends object = object, Stored = S
   readonly typeName: string;
   /** The CustomResourceDefinition, as `kubectl apply` installs it. */
   readonly crd: CustomResourceDefinition;
+  /** The longest `metadata.name` of a resource (see KindOptions.maxNameLength). */
+  readonly maxNameLength: number;
   readonly schema: KindSchema;
   readonly children: readonly ApiKind[];
   readonly watches: readonly ExtraWatch[];
@@ -194,6 +203,11 @@ function problemsOf(o: KindOptions<unknown, object>): string[] {
     o.scope === undefined || o.scope === 'Namespaced' || o.scope === 'Cluster',
     `scope must be Namespaced or Cluster`,
   );
+  if (o.maxNameLength !== undefined)
+    need(
+      Number.isInteger(o.maxNameLength) && o.maxNameLength >= 1 && o.maxNameLength <= MAX_NAME_LENGTH,
+      `maxNameLength ${o.maxNameLength} must be an integer from 1 to ${MAX_NAME_LENGTH}`,
+    );
   need(typeof o.construct === 'function', 'construct is missing: give the construct class');
   if (!o.schema) {
     problems.push('schema is missing: give at least schema.description and schema.spec');
@@ -253,6 +267,17 @@ function columnsOf(columns: PrinterColumn[] = []): PrinterColumn[] {
   return [...columns, ...(has('Ready') ? [] : [readyColumn]), ...(has('Age') ? [] : [ageColumn])];
 }
 
+/** The CEL rule that bounds `metadata.name`, with a message that names the field and says why. */
+function nameLengthRule(max: number): ValidationRule {
+  return {
+    rule: `self.metadata.name.size() <= ${max}`,
+    message:
+      max === MAX_NAME_LENGTH
+        ? `metadata.name must be at most ${max} characters: it is a label value on every child`
+        : `metadata.name must be at most ${max} characters: the names of its children are made from it`,
+  };
+}
+
 function crdOf(o: KindOptions<unknown, object>, group: string, version: string): CustomResourceDefinition {
   const { schema } = o;
   return {
@@ -301,10 +326,7 @@ function crdOf(o: KindOptions<unknown, object>, group: string, version: string):
                 },
               },
               'x-kubernetes-validations': [
-                {
-                  rule: 'self.metadata.name.size() <= 63',
-                  message: 'metadata.name must be at most 63 characters: it is a label value on every child',
-                },
+                nameLengthRule(o.maxNameLength ?? MAX_NAME_LENGTH),
                 ...(schema.rules ?? []),
               ],
             },
@@ -337,6 +359,7 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     version,
     typeName: options.typeName ?? options.kind,
     crd,
+    maxNameLength: options.maxNameLength ?? MAX_NAME_LENGTH,
     schema: options.schema,
     children: options.children,
     watches: options.watches ?? [],

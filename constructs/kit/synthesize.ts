@@ -1,5 +1,6 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
+import { checkChildNames } from './child-names';
 import { OWNER_UID_ANNOTATION, RETAIN_ANNOTATION, checkPolicies } from './child-policy';
 import type { Kind } from './define-kind';
 import { CustomResource, MAX_NAME_LENGTH, Manifest, SpecError, childLabels } from './resource';
@@ -33,10 +34,12 @@ export function resourceChart<Spec>(
     );
   }
   if (!resource.metadata?.name) throw new SpecError('metadata.name', 'Required value');
-  if (resource.metadata.name.length > MAX_NAME_LENGTH) {
+  if (resource.metadata.name.length > kind.maxNameLength) {
     throw new SpecError(
       'metadata.name',
-      `must be at most ${MAX_NAME_LENGTH} characters: it is a label value on every child`,
+      kind.maxNameLength === MAX_NAME_LENGTH
+        ? `must be at most ${MAX_NAME_LENGTH} characters: it is a label value on every child`
+        : `must be at most ${kind.maxNameLength} characters: the names of its children are made from it`,
     );
   }
 
@@ -65,7 +68,8 @@ export function resourceChart<Spec>(
 
 /**
  * The complete desired set of children of one custom resource: pure, no I/O. A fresh cdk8s App per call,
- * since a shared one re-validates everything on every synthesis and grows without bound. Throws when the
+ * since a shared one re-validates everything on every synthesis and grows without bound. Throws SpecError
+ * for a child the API server would refuse for its name or a label value (see checkChildNames), and when the
  * children's policies do not fit together (a child waits for one that is not rendered, or in a cycle).
  */
 export function synthesize<Spec>(
@@ -74,6 +78,7 @@ export function synthesize<Spec>(
   options: SynthesizeOptions = {},
 ): Manifest[] {
   const children = resourceChart(new App(), 'resource', kind, resource, options).toJson() as Manifest[];
+  checkChildNames(resource, children);
   checkPolicies(children, kind.children);
   if (options.owner) for (const child of children) releaseRetained(child, options.owner.uid);
   return children;

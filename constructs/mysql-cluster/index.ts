@@ -17,7 +17,7 @@ import {
   type StatusContext,
 } from '../kit';
 import { MysqlCluster } from './mysql-cluster';
-import { mysqlClusterSchema } from './schema';
+import { MAX_CLUSTER_NAME_LENGTH, mysqlClusterSchema } from './schema';
 import type { MysqlClusterSpec, MysqlClusterSpecWithDefaults, MysqlClusterStatus } from './types.generated';
 
 export {
@@ -122,6 +122,8 @@ export const mysqlClusterKind = defineKind<MysqlClusterSpec, OwnStatus, MysqlClu
   singular: 'mysqlcluster',
   typeName: 'MysqlCluster',
   categories: ['mysql'],
+  // The members' host names, <name>-<ordinal>.<name>, must fit group replication (MySQL bug 90601).
+  maxNameLength: MAX_CLUSTER_NAME_LENGTH,
   schema: mysqlClusterSchema,
   construct: MysqlCluster,
   // The generated password Secret is created, never read: the operator needs no access to Secrets.

@@ -266,12 +266,6 @@ export const mysqlClusterSchema: KindSchema = {
       description: 'The version every member runs: set once a roll to spec.version has finished.',
     },
   },
-  rules: [
-    {
-      rule: `self.metadata.name.size() <= ${MAX_CLUSTER_NAME_LENGTH}`,
-      message: `metadata.name must be at most ${MAX_CLUSTER_NAME_LENGTH} characters (MySQL bug 90601: group replication host names)`,
-    },
-  ],
   columns: [
     { name: 'Members', type: 'integer', jsonPath: '.spec.members' },
     { name: 'Ready Members', type: 'integer', jsonPath: '.status.readyMembers' },

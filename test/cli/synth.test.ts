@@ -50,10 +50,10 @@ describe('reconstruct synth', () => {
     const out = join(dir, 'out');
     const { code, stderr } = await run([SAMPLES, '-o', out]);
     expect(stderr).toBe(
-      `rendered 5 resource(s) into ${out}/\n` +
-        `${SAMPLES}/mysql-cluster.yaml: Cluster/mysql: left out Secret mysql-root-password: the controller ` +
+      `${SAMPLES}/mysql-cluster.yaml: Cluster/mysql: left out Secret mysql-root-password: the controller ` +
         'generates /stringData/password when it creates it in the cluster; --include-generated renders one ' +
-        'with a fresh value, or name a Secret of your own (key "password") in spec.rootPasswordSecret\n',
+        'with a fresh value, or name a Secret of your own (key "password") in spec.rootPasswordSecret\n' +
+        `rendered 5 resource(s) into ${out}/\n`,
     );
     expect(code).toBe(0);
     expect(readdirSync(out).sort()).toEqual([
@@ -259,5 +259,85 @@ describe('reconstruct synth in a pipeline', () => {
     expect(stderr).toContain(
       'shop.configmap.settings.yaml is also written for ConfigMap/shop/settings of <stdin>',
     );
+  });
+});
+
+describe('reconstruct synth, one document at a time', () => {
+  const memcached = (i: number) =>
+    `apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata: {name: cache-${i}}\nspec: {size: 1}\n`;
+  const BOMB = [
+    'a: &a ["x","x","x","x","x","x","x","x","x","x"]',
+    'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+    'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+    'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+    'f: [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n',
+  ].join('\n');
+
+  it('renders many documents of one file in order, and reports a bad one in the middle by file and index', async () => {
+    const docs = Array.from({ length: 200 }, (_, i) => (i === 99 ? 'kind: a: b\n' : memcached(i + 1)));
+    const file = join(dir, 'many.yaml');
+    writeFileSync(file, docs.join('---\n'));
+    const { code, stdout, stderr } = await run([file, '-o', '-']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(new RegExp(`^${file}: document 100: invalid YAML at line 496, column 7: .*\n$`));
+    const names = parseAllDocuments(stdout).map((d) => (d.toJS() as Sample).metadata.name);
+    const expected = docs.flatMap((_, i) => (i === 99 ? [] : [`cache-${i + 1}`, `cache-${i + 1}`]));
+    expect(names).toEqual(expected);
+    expect(stdout.split('\n').filter((l) => l.startsWith('# Source:'))[0]).toBe(
+      `# Source: ${file} Memcached/cache-1`,
+    );
+  });
+
+  it('writes each output before it reads further: at most two documents are read ahead of the output', async () => {
+    const written: number[] = [];
+    const out = capture();
+    const count = () => out.text().split('# Source:').length - 1;
+    async function* lazyStdin() {
+      for (let i = 1; i <= 50; i++) {
+        written.push(count()); // how many outputs exist when document i is about to be read
+        await Promise.resolve();
+        yield `${i > 1 ? '---\n' : ''}${memcached(i)}`;
+      }
+    }
+    const err = capture();
+    expect(await synthCommand(['-', '-o', '-'], out, err, lazyStdin)).toBe(0);
+    expect(count()).toBe(50);
+    written.forEach((outputs, i) => expect(outputs).toBeGreaterThanOrEqual(i - 1));
+  });
+
+  it('reports an alias bomb and a document over 3 MiB as problems of their documents, and renders the rest', async () => {
+    const big = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {x: "${'y'.repeat(3 * 2 ** 20)}"}\n`;
+    const file = join(dir, 'hostile.yaml');
+    writeFileSync(file, [memcached(1), BOMB, memcached(2), big, memcached(3)].join('---\n'));
+    const out = join(dir, 'out');
+    const { code, stderr } = await run([file, '-o', out]);
+    expect(code).toBe(1);
+    expect(stderr.split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${file}: document 2: cannot be read: .*alias`, 'i')) as string,
+      `${file}: document 4: is 3.0 MiB; the API server takes at most 3 MiB in one object, so it is not read`,
+      `rendered 3 resource(s) into ${out}/`,
+      '',
+    ]);
+    expect(readdirSync(out).sort()).toEqual([
+      '.reconstruct-rendered',
+      'memcached.cache-1.yaml',
+      'memcached.cache-2.yaml',
+      'memcached.cache-3.yaml',
+    ]);
+  });
+
+  it('does not echo a 1 MB name: not in a refused resource, nor in a document passed through', async () => {
+    const name = 'n'.repeat(1_000_000);
+    const file = join(dir, 'long.yaml');
+    writeFileSync(
+      file,
+      `${memcached(1).replace('cache-1', name)}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\n---\n${memcached(2)}`,
+    );
+    const { code, stderr } = await run([file, '-o', join(dir, 'out')]);
+    expect(code).toBe(1);
+    expect(stderr.length).toBeLessThan(3_000);
+    expect(stderr).toContain('characters left out');
+    expect(stderr).toContain('its file name would be 1000015 bytes; file systems take at most 255');
+    expect(readdirSync(join(dir, 'out'))).toContain('memcached.cache-2.yaml');
   });
 });

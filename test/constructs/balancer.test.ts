@@ -326,7 +326,7 @@ describe('Balancer', () => {
     });
 
     it('a name so long that <name>-<backend>-backend exceeds 63 characters', () => {
-      const name = 'b'.repeat(54);
+      const name = 'b'.repeat(53);
       const error = specError(() => synthesize(balancer(name, sample(balancerKind).spec)));
       expect(error.field).toBe('spec.backends[0].name');
       expect(error.message).toContain(`${name}-v1-backend`);

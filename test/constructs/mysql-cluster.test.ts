@@ -381,7 +381,7 @@ describe('offline, as the API server admits it', () => {
   it('refuses a name longer than 28 characters, naming metadata.name', () => {
     const { problems } = renderResources(file([named('a'.repeat(29), {})]), { kinds: [mysqlClusterKind] });
     expect(problems.map((p) => p.message).join('\n')).toMatch(
-      /metadata\.name must be at most 28 characters \(MySQL bug 90601/,
+      /metadata\.name must be at most 28 characters: the names of its children are made from it/,
     );
   });
 

@@ -15,6 +15,7 @@ import {
   type KubeObject,
 } from '../../constructs';
 import { ApiError } from '../../controller/kube/client';
+import { exporterKind } from '../fixtures/kinds/exporter';
 import { sample } from '../fixtures/resources';
 import { InMemoryCluster, type Write } from '../../testing';
 
@@ -226,6 +227,21 @@ describe('a spec the construct refuses', () => {
     expect([ready?.status, ready?.reason]).toEqual(['False', 'InvalidSpec']);
     expect(ready?.message).toMatch(/^metadata\.name: .*must be a DNS-1035 label/);
     expect(cluster.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'InvalidSpec' })]);
+  });
+
+  it('so is a name that makes a child name the API server would refuse: nothing is applied', async () => {
+    const kind = exporterKind();
+    const exporters = new InMemoryCluster([kind]);
+    const name = 'e'.repeat(50); // admitted (at most 63), but `<name>-metrics-exporter` is no Service name
+    exporters.putResource(kind, name, {}, NS);
+    expect(await exporters.reconciler().reconcile(kind, NS, name)).toEqual({});
+    expect(exporters.takeWrites().map((w) => `${w.verb} ${w.kind}`)).toEqual(['status Exporter']);
+    const ready = exporters.ready(kind, NS, name);
+    expect([ready?.status, ready?.reason]).toEqual(['False', 'InvalidSpec']);
+    expect(ready?.message).toBe(
+      `metadata.name: "${name}" makes Service name "${name}-metrics-exporter" 67 characters; ` +
+        'the API server accepts at most 63',
+    );
   });
 });
 

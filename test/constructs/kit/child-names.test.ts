@@ -1,0 +1,91 @@
+/**
+ * Names longer than the API server takes once composed: a resource name the CRD admits must not make a
+ * child the API server refuses. Refused at synthesis (offline and in the controller) naming the field,
+ * and at admission by `maxNameLength`.
+ */
+import { SpecError, synthesize } from '../../../constructs/kit';
+import { renderResources } from '../../../synth/render';
+import { exporterKind, exporter as resource } from '../../fixtures/kinds/exporter';
+
+function specError(fn: () => unknown): SpecError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof SpecError) return err;
+    throw err;
+  }
+  throw new Error('no SpecError');
+}
+
+describe('a child name the API server would refuse', () => {
+  it('is refused at synthesis, naming metadata.name and the child, with its length and the limit', () => {
+    const name = 'e'.repeat(50);
+    const error = specError(() => synthesize(exporterKind(), resource(name)));
+    expect(error.field).toBe('metadata.name');
+    expect(error.detail).toBe(
+      `"${name}" makes Service name "${name}-metrics-exporter" 67 characters; the API server accepts at most 63`,
+    );
+  });
+
+  it('takes every name the API server takes: a Service of 63, a dotted ConfigMap, a Role with a colon', () => {
+    const children = synthesize(exporterKind(), resource('e'.repeat(46)));
+    expect(children.map((c) => c.metadata.name.length)).toEqual([63, 62, 55]);
+  });
+
+  it('says what a Service name must look like, and names spec when the name does not come from metadata.name', () => {
+    const error = specError(() => synthesize(exporterKind(), resource('web', { serviceName: '9metrics' })));
+    expect([error.field, error.detail]).toEqual([
+      'spec',
+      'the spec makes Service name "9metrics" not accepted: the API server accepts a DNS-1035 label: ' +
+        'lower-case letters, digits and "-", starting with a letter',
+    ]);
+  });
+
+  it('refuses a label value over 63 characters, naming the label and the child', () => {
+    const owner = `web-${'o'.repeat(60)}`;
+    const error = specError(() => synthesize(exporterKind(), resource('web', { owner })));
+    expect(error.field).toBe('metadata.name');
+    expect(error.detail).toBe(
+      `"web" makes label example.com/owner of ConfigMap "web.exporter-config" "${owner}" 64 characters; ` +
+        'the API server accepts at most 63',
+    );
+  });
+
+  it('is a problem of the resource offline, and the others render', () => {
+    const { problems, rendered } = renderResources([resource('e'.repeat(50)), resource('web')], {
+      kinds: [exporterKind()],
+    });
+    expect(rendered.map((r) => r.resource.metadata.name)).toEqual(['web']);
+    expect(problems).toEqual([
+      expect.objectContaining({
+        field: 'metadata.name',
+        message: expect.stringContaining('makes Service name') as string,
+      }),
+    ]);
+  });
+});
+
+describe('maxNameLength', () => {
+  it('puts a rule on the CRD whose message names metadata.name', () => {
+    const rules = exporterKind(46).crd.spec.versions[0].schema.openAPIV3Schema['x-kubernetes-validations'];
+    expect(rules?.[0]).toEqual({
+      rule: 'self.metadata.name.size() <= 46',
+      message: 'metadata.name must be at most 46 characters: the names of its children are made from it',
+    });
+  });
+
+  it('refuses a longer name offline, as the API server does at admission, before synthesis', () => {
+    const { problems } = renderResources([resource('e'.repeat(47))], { kinds: [exporterKind(46)] });
+    expect(problems.map((p) => `${p.field ?? ''}: ${p.message}`)).toEqual([
+      ': Invalid value: metadata.name must be at most 46 characters: the names of its children are made from it',
+    ]);
+    expect(specError(() => synthesize(exporterKind(46), resource('e'.repeat(47)))).field).toBe(
+      'metadata.name',
+    );
+  });
+
+  it('must be from 1 to 63', () => {
+    expect(() => exporterKind(64)).toThrow('maxNameLength 64 must be an integer from 1 to 63');
+    expect(() => exporterKind(2.5)).toThrow('maxNameLength 2.5 must be an integer from 1 to 63');
+  });
+});
