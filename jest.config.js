@@ -18,6 +18,8 @@ module.exports = {
       transform,
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.cluster.test.ts'],
+      // Every controller runs with the install's derived RBAC; a 403 fails the test (test/support/forbidden.ts).
+      setupFilesAfterEnv: ['<rootDir>/test/support/forbidden.ts'],
       slowTestThreshold: 60,
     },
   ],

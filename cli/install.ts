@@ -3,21 +3,25 @@ import { toYamlStream } from '../synth/yaml';
 import { installManifests } from '../controller/install';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-export const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--image IMAGE] [--replicas N]
-                         [--service-monitor] [--kinds MODULE]
+export const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--namespaces A,B] [--image IMAGE]
+                         [--replicas N] [--service-monitor] [--kinds MODULE]
 
 Renders everything to run the operator in a cluster: the CRDs of its kinds, a Namespace, a
 ServiceAccount, a ClusterRole granting exactly what the kinds need, a Role for the leader-election
 Lease, the bindings, and the controller Deployment (two replicas, leader election, probes, restricted
-security context), and a Service in front of its metrics (port 8080, the names controller-runtime
-and client-go export: controller_runtime_*, workqueue_*, rest_client_requests_total, ...). With --kinds, the Deployment runs the controller with the same --kinds: the image
-must hold the module at that path.
+security context), a Service in front of its metrics (port 8080, the names controller-runtime
+and client-go export: controller_runtime_*, workqueue_*, rest_client_requests_total, ...), and a
+NetworkPolicy that lets only pods of namespaces labelled metrics=enabled reach that port. With
+--namespaces, the controller watches those namespaces only, and the grant agrees: a Role in each, and
+cluster-wide only what is cluster-scoped. With --kinds, the Deployment runs the controller with the
+same --kinds: the image must hold the module at that path. Each rule and why: docs/RBAC.md.
 
   kubectl apply -f <(reconstruct install -o -)
 
 Options:
   -o, --output FILE   write to FILE (default: - , standard output)
   --namespace NS      namespace of the controller (default reconstruct-system)
+  --namespaces A,B    watch and grant only these namespaces (they must exist); default all
   --image IMAGE       controller image (default reconstruct:<version>)
   --replicas N        controller replicas (default 2)
   --service-monitor   also a ServiceMonitor for the Prometheus Operator (its CRD must be installed)
@@ -28,6 +32,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
   const parsed = parseCommand('install', INSTALL_HELP, argv, {
     output: { type: 'string', short: 'o' },
     namespace: { type: 'string' },
+    namespaces: { type: 'string' },
     image: { type: 'string' },
     replicas: { type: 'string' },
     'service-monitor': { type: 'boolean' },
@@ -37,6 +42,17 @@ export async function installCommand(argv: string[], version: string): Promise<n
   const replicas = values.replicas === undefined ? undefined : Number(values.replicas);
   if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 1)) {
     process.stderr.write(`reconstruct install: --replicas: "${values.replicas}" is not a positive integer\n`);
+    return 2;
+  }
+  const namespaces = (values.namespaces ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const invalid = namespaces.find((n) => !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(n));
+  if (invalid !== undefined || (values.namespaces !== undefined && namespaces.length === 0)) {
+    process.stderr.write(
+      `reconstruct install: --namespaces: "${invalid ?? values.namespaces}" is not a list of namespace names\n`,
+    );
     return 2;
   }
   const kinds = await commandKinds('install', values);
@@ -50,6 +66,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
       kinds: kinds.kinds,
       controllerArgs: kindArgs,
       namespace: values.namespace,
+      namespaces,
       image: values.image,
       replicas,
       serviceMonitor: values['service-monitor'] === true,

@@ -115,8 +115,12 @@ export class Manager implements ClusterView {
   /** Per kind: every informer its reconciles read (its resources, children, existence caches, watches). */
   private readonly needs = new Map<Kind, Informer[]>();
   private readonly states = new Map<Kind, KindState>();
-  /** Metadata of the CRDs: one installed (or established) later wakes the informers waiting for it. */
-  private readonly crds: Informer;
+  /**
+   * Metadata of the CRDs: one installed (or established) later wakes the informers waiting for it. Not
+   * when confined to namespaces: a namespaced install grants nothing cluster-wide (the informers' backoff,
+   * at most 30 s, picks a new CRD up then).
+   */
+  private readonly crds?: Informer;
   private readonly reconciler: Reconciler;
   private readonly events: EventRecorder;
   private allReadyOnce = false;
@@ -231,6 +235,7 @@ export class Manager implements ClusterView {
     // A CRD installed after the controller started (or reinstalled) is picked up within a second or so,
     // not after the informer's backoff (up to 30 s): as a kind installed after the operator, in
     // controller-runtime, starts working without a restart.
+    if (options.namespaces.length > 0) return;
     this.crds = new Informer(
       client,
       { type: CUSTOM_RESOURCE_DEFINITION, metadataOnly: true, transform: nameOnly },
@@ -377,7 +382,7 @@ export class Manager implements ClusterView {
   /** Starts every watch; the caches fill whether or not this replica leads, so a takeover is quick. */
   start(): void {
     for (const informer of this.all()) informer.start();
-    this.crds.start();
+    this.crds?.start();
   }
 
   hasSynced(): boolean {
@@ -462,6 +467,6 @@ export class Manager implements ClusterView {
 
   async stop(): Promise<void> {
     this.stopWorkers();
-    await Promise.all([...this.all(), this.crds].map((informer) => informer.stop()));
+    await Promise.all([...this.all(), ...(this.crds ? [this.crds] : [])].map((informer) => informer.stop()));
   }
 }

@@ -223,7 +223,10 @@ export class Reconciler {
     const refused = outcomes.find((o) => o.terminating);
     if (refused && namespace !== undefined) {
       this.terminating.set(namespace, this.now().getTime() + TERMINATING_MS);
-      log.info('namespace is being deleted: no writes to its resources', { retryInMs: TERMINATING_MS });
+      log.info('namespace is being deleted: no writes to its resources', {
+        retryInMs: TERMINATING_MS,
+        error: refused.message,
+      });
       return { requeueAfterMs: TERMINATING_MS };
     }
     const labels = (...kinds: ChildOutcome['kind'][]) =>

@@ -224,6 +224,8 @@ export function createClient(transport: Transport): KubeClient {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** See HttpClient.answered: admission webhooks may take up to 30 s. */
+const STALLED_MS = 30_000;
 const MAX_429_RETRIES = 3;
 
 /** A request whose response headers are in. */
@@ -387,7 +389,8 @@ class HttpClient implements KubeClient {
         };
         const onAbort = () => fail(abortError(req));
         const stall = () => fail(stalledError(req));
-        if (!streaming) this.inFlight.set(stall, Date.now());
+        const sentAt = Date.now();
+        if (!streaming) this.inFlight.set(stall, sentAt);
         const cancel = () => {
           this.inFlight.delete(stall);
           if (timer) clearTimeout(timer);
@@ -408,6 +411,7 @@ class HttpClient implements KubeClient {
         r.on('response', (res) => {
           settled = true;
           response = res;
+          this.answered(sentAt);
           resolve({ res, cancel, failure: () => failure });
         });
         r.on('error', (err) => {
@@ -445,6 +449,16 @@ class HttpClient implements KubeClient {
     }
     const now = Date.now();
     for (const [stall, since] of this.inFlight) if (now - since >= stalledMs) stall();
+  }
+
+  /**
+   * The server answered a request sent at `sentAt`: one sent before it that has waited STALLED_MS (longer
+   * than any admission webhook may take) is on a dead connection, a partition's leftover. Failed as
+   * stalled, it is retried on a new one rather than waiting out its timeout.
+   */
+  private answered(sentAt: number): void {
+    const now = Date.now();
+    for (const [stall, since] of this.inFlight) if (since < sentAt && now - since >= STALLED_MS) stall();
   }
 
   /** Agents are made on first use and again only if the TLS material changes (rotated certs). */

@@ -179,6 +179,38 @@ cluster_component_pids() {
   done
 }
 
+# The supervisor (supervise.sh) restarts kube-controller-manager, kube-scheduler and the kwok
+# controller when they exit. Started once per cluster, in its own session, without our lock fds.
+CLUSTER_SUPERVISOR_PID="$CLUSTER_STATE_DIR/supervisor.pid"
+
+cluster_supervisor_running() {
+  local pid
+  pid="$(tr -dc '0-9' <"$CLUSTER_SUPERVISOR_PID" 2>/dev/null)" || return 1
+  [[ -n "$pid" ]] && cluster_proc_alive "$pid" && cluster_pid_is_ours "$pid"
+}
+
+cluster_start_supervisor() {
+  cluster_supervisor_running && return 0
+  RECONSTRUCT_PROJECT_DIR="$PROJECT_DIR" setsid bash "$CLUSTER_SCRIPTS_DIR/supervise.sh" "$KWOK_CLUSTER_DIR/" \
+    </dev/null >>"$CLUSTER_STATE_DIR/supervisor.log" 2>&1 7>&- 8>&- &
+  printf '%s\n' "$!" >"$CLUSTER_SUPERVISOR_PID"
+  log "supervisor started (pid $!): restarts kube-controller-manager, kube-scheduler and kwok-controller when they exit"
+}
+
+# Stops the supervisor and waits (up to 3 s) until it has, so that it restarts nothing while the
+# components are being stopped.
+cluster_stop_supervisor() {
+  local pid _
+  cluster_supervisor_running || return 0
+  pid="$(tr -dc '0-9' <"$CLUSTER_SUPERVISOR_PID")"
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 30); do
+    cluster_proc_alive "$pid" || return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
 # Stops every process of the cluster and removes .cluster/. Call with the start lock held.
 cluster_stop() {
   if [[ ! -e "$CLUSTER_STATE_DIR" ]]; then
@@ -192,7 +224,10 @@ cluster_stop() {
     if cluster_pid_is_ours "$pid"; then pids+=("$pid"); fi
   done < <(cluster_component_pids)
 
-  # 1. kwokctl stops its components (daemons in their own sessions: they outlive kwokctl).
+  # 1. Nothing restarts a component from now on.
+  cluster_stop_supervisor
+
+  # 2. kwokctl stops its components (daemons in their own sessions: they outlive kwokctl).
   [[ -f "$CLUSTER_STATE_DIR/bin-dir" ]] && bin_dir="$(cat "$CLUSTER_STATE_DIR/bin-dir")"
   if [[ -d "$KWOK_CLUSTER_DIR" && -n "$bin_dir" && -x "$bin_dir/kwokctl" ]]; then
     # (unlike create, delete refuses --kubeconfig "": it gets a throwaway file to edit instead)
@@ -201,7 +236,7 @@ cluster_stop() {
       || log "kwokctl delete cluster failed: stopping the processes by pid"
   fi
 
-  # 2. Whatever of ours is still alive: TERM, then KILL after 10 s.
+  # 3. Whatever of ours is still alive: TERM, then KILL after 10 s.
   for pid in "${pids[@]}"; do
     if cluster_proc_alive "$pid" && cluster_pid_is_ours "$pid"; then
       kill -TERM "$pid" 2>/dev/null && left+=("$pid")

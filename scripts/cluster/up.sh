@@ -3,6 +3,8 @@
 # kube-controller-manager, kube-scheduler and a kwok controller (fake kubelets) with three fake
 # nodes, all run by kwokctl's binary runtime from the binaries build.sh made. Then installs
 # <project>/crds/*.yaml (or RECONSTRUCT_CRDS_DIR's) and waits until they are Established.
+# A supervisor (supervise.sh) then restarts kube-controller-manager, kube-scheduler and the kwok
+# controller whenever they exit; down.sh stops it first.
 #
 # State: <project>/.cluster/ (git-ignored). Kubeconfig: <project>/.cluster/kubeconfig.
 # <project> is RECONSTRUCT_PROJECT_DIR, by default this repository (see lib.sh).
@@ -30,6 +32,7 @@ if [[ -d "$CLUSTER_STATE_DIR" ]]; then
     # Asked for by hand (npm run cluster:up, reconstruct cluster up): it now stays up after the
     # test runs end.
     if [[ "${RECONSTRUCT_CLUSTER_EPHEMERAL:-}" != 1 ]]; then rm -f "$CLUSTER_STATE_DIR/ephemeral"; fi
+    cluster_start_supervisor
     KUBECONFIG="$CLUSTER_KUBECONFIG" cluster_install_crds "$KUBECTL"
     exit 0
   fi
@@ -91,6 +94,23 @@ options:
   kubeControllerManagerPort: ${ports[3]}
   kubeSchedulerPort: ${ports[4]}
   kwokControllerPort: ${ports[5]}
+componentsPatches:
+  # As on clusters that enable it (OpenShift does): setting blockOwnerDeletion on an ownerReference
+  # needs update on the owner's finalizers, so the cluster tests check that the operator's role has it.
+  - name: kube-apiserver
+    extraArgs:
+      - key: enable-admission-plugins
+        value: OwnerReferencesPermissionEnforcement
+  # One instance each: leader election only makes them exit when the API server stalls longer
+  # than their renew deadline (10 s). The supervisor restarts them after any exit.
+  - name: kube-controller-manager
+    extraArgs:
+      - key: leader-elect
+        value: "false"
+  - name: kube-scheduler
+    extraArgs:
+      - key: leader-elect
+        value: "false"
 YAML
 
 log "starting the control plane (kwokctl binary runtime, $K8S_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION)"
@@ -154,6 +174,10 @@ mapfile -t pids < <(cluster_component_pids)
 exposed="$(cluster_nonloopback_listeners "${pids[@]}")"
 [[ -z "$exposed" ]] || die "components listen beyond loopback:
 $exposed"
+
+# kube-controller-manager and kube-scheduler exit when they lose their lease (an API server paused
+# or overloaded for longer than their renew deadline): from now on they are restarted.
+cluster_start_supervisor
 
 cluster_install_crds "$KUBECTL"
 

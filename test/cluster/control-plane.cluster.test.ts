@@ -1,8 +1,11 @@
 /**
  * The local control plane itself (scripts/cluster/up.sh): fake nodes, the project's CRDs,
- * printer columns, garbage collection and Deployment -> ReplicaSet -> Pod on kwok's fake nodes.
+ * printer columns, garbage collection, Deployment -> ReplicaSet -> Pod on kwok's fake nodes, and the
+ * supervisor that restarts kube-scheduler (and kube-controller-manager, kwok) when it exits.
  * Run through `npm run test:cluster` (scripts/cluster/with-cluster.sh).
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   applyYaml,
   createNamespace,
@@ -182,5 +185,52 @@ describe('built-in controllers', () => {
         2,
       { what: `deployment ${ns}/${name} to report 2 ready replicas`, timeoutMs: 60_000 },
     );
+  });
+});
+
+/** The local control plane's own processes (scripts/cluster/supervise.sh), when the tests started it. */
+const CLUSTER_DIR = join(__dirname, '../../.cluster/kwok/clusters/reconstruct');
+const ownCluster =
+  process.env.RECONSTRUCT_USE_EXISTING_CLUSTER !== '1' && existsSync(join(CLUSTER_DIR, 'pids'));
+const pidOf = (component: string) =>
+  Number(readFileSync(join(CLUSTER_DIR, 'pids', `${component}.pid`), 'utf8'));
+const alive = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+(ownCluster ? describe : describe.skip)('the supervisor', () => {
+  test('starts kube-scheduler again when it dies, and pods are scheduled', async () => {
+    const before = pidOf('kube-scheduler');
+    expect(readFileSync(`/proc/${before}/cmdline`, 'utf8')).toContain(CLUSTER_DIR);
+    const killed = Date.now();
+    process.kill(before, 'SIGKILL');
+    const after = await waitFor(
+      () => {
+        const pid = pidOf('kube-scheduler');
+        return pid !== before && alive(pid) ? pid : undefined;
+      },
+      { what: 'a new kube-scheduler process', timeoutMs: 30_000, intervalMs: 100 },
+    );
+    const restartedMs = Date.now() - killed;
+    const name = uniqueName('after-restart');
+    applyYaml(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: ns },
+        spec: { nodeSelector: { type: 'kwok' }, containers: [{ name: 'c', image: 'registry.invalid/c:1' }] },
+      }),
+    );
+    await waitFor(() => getJson<KubeObject>(['pod', name, '-n', ns]).spec?.nodeName as string | undefined, {
+      what: `pod ${name} scheduled by the new kube-scheduler`,
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    expect(alive(after)).toBe(true);
+    expect(restartedMs).toBeLessThan(5_000);
   });
 });

@@ -118,6 +118,7 @@ describe('reconstruct install', () => {
         'CustomResourceDefinition',
         'Deployment',
         'Namespace',
+        'NetworkPolicy',
         'Role',
         'RoleBinding',
         'Service',
@@ -170,9 +171,18 @@ describe('reconstruct install', () => {
     expect(canI('create', 'pods', ns)).toBe('no');
     expect(canI('delete', 'memcacheds.cache.example.com', ns)).toBe('no');
     expect(canI('update', 'leases', ns)).toBe('no'); // Only in its own namespace.
+    // Verbs no code path uses (docs/RBAC.md): no update of children, no reads of resources by name.
+    expect(canI('update', 'deployments', ns)).toBe('no');
+    expect(canI('get', 'memcacheds.cache.example.com', ns)).toBe('no');
+    expect(canI('patch', 'memcacheds.cache.example.com', ns)).toBe('no');
+    expect(canI('get', 'memcacheds.cache.example.com/status', ns)).toBe('no');
+    expect(canI('get', 'pods', ns)).toBe('no');
     // ...and grants what it does.
     expect(canI('patch', 'deployments', ns)).toBe('yes');
     expect(canI('patch', 'nodes')).toBe('yes');
+    expect(canI('patch', 'nodepools.nodes.lailin.xyz')).toBe('yes'); // Its finalizer: the kind has a sync.
+    expect(canI('update', 'memcacheds.cache.example.com/finalizers', ns)).toBe('yes');
+    expect(canI('patch', 'events', ns)).toBe('yes');
     expect(canI('patch', 'memcacheds.cache.example.com/status', ns)).toBe('yes');
     expect(canI('update', 'leases', system)).toBe('yes');
   });

@@ -1,11 +1,30 @@
-/** The install manifests, offline: the metrics Service always, the ServiceMonitor when asked. */
+/**
+ * The install manifests, offline: the metrics Service always, the ServiceMonitor when asked, the
+ * NetworkPolicy in front of the metrics, and the RBAC of a cluster-wide and of a namespaced install.
+ */
 import { builtinKinds } from '../../constructs';
-import { installManifests } from '../../controller/install';
+import { installManifests, type InstallOptions } from '../../controller/install';
+import { clusterRules, type PolicyRule } from '../../controller/permissions';
 
-type Doc = { kind: string; metadata: { name: string }; spec?: Record<string, unknown> };
+type Doc = {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: Record<string, unknown>;
+  rules?: PolicyRule[];
+  subjects?: object[];
+};
 
-const render = (serviceMonitor?: boolean) =>
-  installManifests({ kinds: builtinKinds, version: '0.0.0', serviceMonitor }) as Doc[];
+const render = (options: Partial<InstallOptions> = {}) =>
+  installManifests({ kinds: builtinKinds, version: '0.0.0', ...options }) as Doc[];
+const controllerArgs = (docs: Doc[]) =>
+  (
+    docs.find((d) => d.kind === 'Deployment')?.spec as {
+      template: { spec: { containers: { args: string[] }[] } };
+    }
+  ).template.spec.containers[0].args;
+/** `group/resource: verbs` per rule, to read a role at a glance. */
+const grants = (rules: PolicyRule[] = []) =>
+  rules.map((r) => `${r.apiGroups[0]}/${r.resources[0]}: ${r.verbs.join(',')}`);
 
 describe('installManifests', () => {
   it('puts the controller’s metrics behind a Service', () => {
@@ -14,12 +33,93 @@ describe('installManifests', () => {
   });
 
   it('adds a ServiceMonitor scraping that Service’s metrics port when asked', () => {
-    const docs = render(true);
+    const docs = render({ serviceMonitor: true });
     const monitor = docs.find((d) => d.kind === 'ServiceMonitor');
     const service = docs.find((d) => d.kind === 'Service');
     expect(monitor?.spec).toEqual({
       selector: { matchLabels: (service?.spec as { selector: object }).selector },
       endpoints: [{ port: 'metrics', path: '/metrics', interval: '30s' }],
     });
+  });
+
+  it('lets only namespaces labelled metrics=enabled reach the metrics port', () => {
+    const docs = render();
+    const policy = docs.find((d) => d.kind === 'NetworkPolicy');
+    const service = docs.find((d) => d.kind === 'Service');
+    expect(policy?.spec).toEqual({
+      podSelector: { matchLabels: (service?.spec as { selector: object }).selector },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [{ namespaceSelector: { matchLabels: { metrics: 'enabled' } } }],
+          ports: [{ port: 'metrics', protocol: 'TCP' }],
+        },
+      ],
+    });
+  });
+});
+
+describe('the RBAC of the install', () => {
+  it('grants only the verbs the code uses, cluster-wide by default', () => {
+    const docs = render();
+    expect(docs.filter((d) => d.kind === 'Role').map((d) => d.metadata.name)).toEqual([
+      'reconstruct-controller-leader-election',
+    ]);
+    const rules = grants(docs.find((d) => d.kind === 'ClusterRole')?.rules);
+    expect(rules).toEqual(grants(clusterRules(builtinKinds)));
+    // No update (PUT) of anything, no get of the resources, their status, or what kinds only watch.
+    expect(rules.filter((r) => /update/.test(r) && !r.includes('/finalizers:'))).toEqual([]);
+    expect(rules).toContain('cache.example.com/memcacheds: list,watch');
+    expect(rules).toContain('cache.example.com/memcacheds/status: patch');
+    expect(rules).toContain('cache.example.com/memcacheds/finalizers: update');
+    expect(rules).toContain('/pods: list,watch');
+    expect(rules).toContain('apps/deployments: get,list,watch,create,patch,delete');
+    expect(rules).toContain('/secrets: create,delete'); // write-only
+    expect(rules).toContain('/events: create,patch');
+    // A kind with a sync patches its own finalizer, and what it watches.
+    expect(rules).toContain('nodes.lailin.xyz/nodepools: list,watch,patch');
+    expect(rules).toContain('/nodes: list,watch,patch');
+    expect(controllerArgs(docs).some((a) => a.startsWith('--namespaces'))).toBe(false);
+  });
+
+  it('grants a namespaced install its namespaced resources in a Role per namespace only', () => {
+    const docs = render({ namespaces: ['a', 'b'] });
+    const roles = docs.filter((d) => d.kind === 'Role');
+    const bindings = docs.filter((d) => d.kind === 'RoleBinding');
+    expect(roles.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual([
+      'a/reconstruct-controller',
+      'b/reconstruct-controller',
+      // Events about cluster-scoped resources (a NodePool's) go to default.
+      'default/reconstruct-controller',
+      'reconstruct-system/reconstruct-controller-leader-election',
+    ]);
+    expect(bindings.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual(
+      roles.map((r) => `${r.metadata.namespace}/${r.metadata.name}`),
+    );
+    const inA = grants(roles[0].rules);
+    expect(inA).toContain('apps/deployments: get,list,watch,create,patch,delete');
+    expect(inA).toContain('/configmaps: get,list,watch,create,patch,delete');
+    expect(grants(roles[1].rules)).toEqual(inA);
+    expect(grants(roles[2].rules)).toEqual(['/events: create,patch']);
+    // Cluster-wide, only what is cluster-scoped: no namespaced child kind, no Events.
+    expect(grants(docs.find((d) => d.kind === 'ClusterRole')?.rules)).toEqual([
+      '/nodes: list,watch,patch',
+      'node.k8s.io/runtimeclasses: get,list,watch,create,patch,delete',
+      'nodes.lailin.xyz/nodepools: list,watch,patch',
+      'nodes.lailin.xyz/nodepools/finalizers: update',
+      'nodes.lailin.xyz/nodepools/status: patch',
+    ]);
+    // Watch and grant agree.
+    expect(controllerArgs(docs)).toContain('--namespaces=a,b');
+  });
+
+  it('renders no ClusterRole for a namespaced install of namespaced kinds only', () => {
+    const namespacedKinds = builtinKinds.filter((k) => k.namespaced);
+    const docs = installManifests({ kinds: namespacedKinds, version: '0.0.0', namespaces: ['a'] }) as Doc[];
+    expect(docs.some((d) => d.kind === 'ClusterRole' || d.kind === 'ClusterRoleBinding')).toBe(false);
+    expect(docs.filter((d) => d.kind === 'Role').map((r) => r.metadata.namespace)).toEqual([
+      'a',
+      'reconstruct-system',
+    ]);
   });
 });

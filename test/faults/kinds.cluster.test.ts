@@ -15,7 +15,8 @@ import {
   kubectl,
   waitFor,
 } from '../support/kubectl';
-import { deleteServiceAccountRole, installRules, record, serviceAccountKubeconfig } from './support';
+import { serviceAccountKubeconfig } from '../support/controller-role';
+import { installRules, record } from './support';
 
 jest.setTimeout(180_000);
 
@@ -30,7 +31,13 @@ beforeAll(() => {
 afterAll(async () => {
   await Promise.all(running.map((c) => c.stop('SIGKILL')));
   kubectl(['apply', '--server-side', '-f', BALANCER_CRD_FILE]);
-  deleteServiceAccountRole('reconstruct-faults-no-services');
+  kubectl(['delete', 'namespace', 'reconstruct-faults', '--ignore-not-found', '--wait=false']);
+  kubectl([
+    'delete',
+    'clusterrole,clusterrolebinding',
+    'reconstruct-faults:no-services',
+    '--ignore-not-found',
+  ]);
   if (ns) deleteNamespace(ns);
 });
 
@@ -56,7 +63,8 @@ const requests = async (c: RunningController) => counter(await c.metrics(), 'rec
 
 it('runs the other kinds while a CRD is missing, and picks it up within seconds once installed', async () => {
   kubectl(['delete', 'crd', BALANCER_CRD, '--ignore-not-found']);
-  const controller = await startController(['--namespaces', ns]);
+  // Cluster-wide, as an install runs it: a controller confined to namespaces does not watch CRDs.
+  const controller = await startController([]);
   running.push(controller);
 
   applyYaml(memcached('while-missing'));
@@ -109,7 +117,6 @@ it('runs the other kinds while a CRD is missing, and picks it up within seconds 
 });
 
 it('runs the kinds that do not need a forbidden list, and says so on the others until it is granted', async () => {
-  const role = 'reconstruct-faults-no-services';
   const all = installRules();
   const withoutServices = all
     .map((r) => ({
@@ -117,10 +124,12 @@ it('runs the kinds that do not need a forbidden list, and says so on the others 
       resources: r.resources.filter((x) => !(r.apiGroups[0] === '' && x === 'services')),
     }))
     .filter((r) => r.resources.length > 0);
-  const kubeconfig = serviceAccountKubeconfig(role, ns, withoutServices);
-  const controller = await startController(['--namespaces', ns], {
-    KUBECONFIG: kubeconfig,
-  });
+  const kubeconfig = serviceAccountKubeconfig('no-services', 'reconstruct-faults', withoutServices);
+  const controller = await startController(
+    ['--namespaces', ns, '--kubeconfig', kubeconfig],
+    {},
+    { refusalsExpected: true },
+  );
   running.push(controller);
 
   applyYaml(
@@ -156,7 +165,7 @@ it('runs the kinds that do not need a forbidden list, and says so on the others 
     JSON.stringify({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
-      metadata: { name: role },
+      metadata: { name: 'reconstruct-faults:no-services' },
       rules: all,
     }),
   );

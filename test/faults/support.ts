@@ -1,60 +1,14 @@
 /**
- * What the fault tests share: a kubeconfig for a ServiceAccount with chosen rules (RBAC faults), and the
- * figures each fault records for docs/RELIABILITY.md (printed, and appended to RECONSTRUCT_FAULTS_OUT when
- * set, as one JSON line per fault).
+ * What the fault tests share: the install's rules (to take one away), and the figures each fault records
+ * for docs/RELIABILITY.md (printed, and appended to RECONSTRUCT_FAULTS_OUT when set, one JSON line each).
  */
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { appendFileSync } from 'node:fs';
 import { builtinKinds } from '../../constructs/builtin';
 import { clusterRules, type PolicyRule } from '../../controller/permissions';
-import { applyYaml, kubectl } from '../support/kubectl';
 
 /** The ClusterRole rules `reconstruct install` renders for the built-in kinds. */
 export function installRules(): PolicyRule[] {
   return clusterRules(builtinKinds);
-}
-
-/**
- * A kubeconfig whose user is a new ServiceAccount `name` in `namespace`, bound cluster-wide to exactly
- * `rules`. Returns its path.
- */
-export function serviceAccountKubeconfig(name: string, namespace: string, rules: PolicyRule[]): string {
-  applyYaml(
-    [
-      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } },
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-        subjects: [{ kind: 'ServiceAccount', name, namespace }],
-      },
-    ]
-      .map((d) => JSON.stringify(d))
-      .join('\n---\n'),
-  );
-  const token = kubectl(['create', 'token', name, '-n', namespace, '--duration=2h']).stdout.trim();
-  const admin = JSON.parse(kubectl(['config', 'view', '--raw', '--minify', '-o', 'json']).stdout) as {
-    clusters: { cluster: Record<string, unknown> }[];
-  };
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'test', cluster: admin.clusters[0].cluster }],
-    users: [{ name, user: { token } }],
-    contexts: [{ name, context: { cluster: 'test', user: name } }],
-    'current-context': name,
-  };
-  const path = join(mkdtempSync(join(tmpdir(), 'reconstruct-sa-')), 'kubeconfig');
-  writeFileSync(path, JSON.stringify(config), { mode: 0o600 });
-  return path;
-}
-
-/** Removes what serviceAccountKubeconfig made cluster-wide. */
-export function deleteServiceAccountRole(name: string): void {
-  kubectl(['delete', 'clusterrole,clusterrolebinding', name, '--ignore-not-found', '--wait=false']);
 }
 
 /** One row of the table in docs/RELIABILITY.md. */

@@ -1,11 +1,14 @@
 /**
  * Runs the real controller (`node dist/cli/main.js controller`, built by `npm run build`) as a child
- * process against the test cluster, the way a user runs it. Tests observe it through kubectl and
- * through its /readyz and /metrics endpoints.
+ * process against the test cluster, the way a user runs it, authenticated as a ServiceAccount with
+ * exactly the rules the install derives (support/controller-role.ts) unless the test passes its own
+ * `--kubeconfig`. Tests observe it through kubectl and through its /readyz and /metrics endpoints; every
+ * 403 it gets is counted, and support/forbidden.ts fails the test that saw one.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from '../../controller/server';
+import { controllerKubeconfig } from './controller-role';
 import { waitFor } from './kubectl';
 
 const CLI = join(__dirname, '../../dist/cli/main.js');
@@ -25,11 +28,54 @@ async function fetchText(url: string): Promise<{ status: number; text: string }>
   return { status: res.status, text: await res.text() };
 }
 
+/** The controllers started by the current test file, and how many 403s of each were reported. */
+const started: { controller: RunningController; forbidden: number; reported: number }[] = [];
+
+/** RBAC denials as the API server words them (RBAC, and OwnerReferencesPermissionEnforcement's). */
+const DENIED = /forbidden: User |cannot set blockOwnerDeletion/i;
+/** The other 403: NamespaceLifecycle refuses new objects (Events) in a namespace being deleted. */
+const TERMINATING = /because it is being terminated/;
+
+const forbiddenReplies = (metrics: string) =>
+  counter(metrics, 'rest_client_requests_total', (labels) => labels.includes('code="403"'));
+
+/**
+ * The RBAC denials every controller of this test file got since the last call. Every 403 counts
+ * (rest_client_requests_total, scraped while it runs and at stop) unless its log line (the controllers
+ * under test log at debug level, so every failed request is there) says the namespace was being
+ * deleted, which other test files' namespaces are. Support/forbidden.ts calls it after each test.
+ */
+export async function newForbidden(): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of started) {
+    const { controller } = entry;
+    if (controller.process.exitCode === null && controller.process.signalCode === null) {
+      const metrics = await controller.metrics().catch(() => undefined);
+      if (metrics !== undefined) entry.forbidden = Math.max(entry.forbidden, forbiddenReplies(metrics));
+    }
+    const denied = controller.logs.filter((l) => DENIED.test(l));
+    const terminating = controller.logs.filter((l) => TERMINATING.test(l)).length;
+    const count = Math.max(entry.forbidden - terminating, denied.length);
+    if (count > entry.reported) {
+      const example = denied.pop() ?? controller.logs.filter((l) => /forbidden|403/i.test(l)).pop();
+      found.push(
+        `controller on :${controller.healthPort}: ${count - entry.reported} forbidden (403) replies` +
+          (example ? `, e.g. ${example}` : ''),
+      );
+      entry.reported = count;
+    }
+  }
+  return found;
+}
+
 /** Starts a controller and waits until /readyz says its caches have synced. */
 export async function startController(
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  /** `refusalsExpected`: a test that takes rules away on purpose; its 403s fail nothing. */
+  { refusalsExpected = false }: { refusalsExpected?: boolean } = {},
 ): Promise<RunningController> {
+  const kubeconfig = args.includes('--kubeconfig') ? undefined : controllerKubeconfig();
   const healthPort = await freePort();
   const proc = spawn(
     process.execPath,
@@ -42,6 +88,10 @@ export async function startController(
       '0',
       '--log-format',
       'json',
+      // Every failed request in the log, to tell an RBAC denial from a namespace being deleted.
+      '--log-level',
+      'debug',
+      ...(kubeconfig ? ['--kubeconfig', kubeconfig] : []),
       ...args,
     ],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'pipe'] },
@@ -64,16 +114,24 @@ export async function startController(
     },
     { what: 'the controller to be ready', timeoutMs: 60_000 },
   );
-  return {
+  const entry = { forbidden: 0, reported: 0 };
+  const controller: RunningController = {
     process: proc,
     healthPort,
     logs,
     metrics: async () => (await fetchText(`${base}/metrics`)).text,
     stop: async (signal = 'SIGTERM') => {
-      if (proc.exitCode === null) proc.kill(signal);
+      if (proc.exitCode === null) {
+        // The last word of its metrics on 403s, before they go with the process.
+        const metrics = await controller.metrics().catch(() => undefined);
+        if (metrics !== undefined) entry.forbidden = Math.max(entry.forbidden, forbiddenReplies(metrics));
+        proc.kill(signal);
+      }
       return exited;
     },
   };
+  if (!refusalsExpected) started.push(Object.assign(entry, { controller }));
+  return controller;
 }
 
 /** Sum of a Prometheus counter's samples whose labels match `filter`. */
