@@ -3,6 +3,7 @@
  * noticed when it goes, within seconds, not at the resync; pods that cannot be created (a quota) are said
  * in the resource's Ready condition, with the API server's reason.
  */
+import { databaseManager, memcached } from '../fixtures/resources';
 import { startController, type RunningController } from '../support/controller';
 import {
   applyYaml,
@@ -39,12 +40,7 @@ const ready = (resource: string) =>
 it('a DatabaseManager whose Deployment name is taken goes ahead within seconds of the foreign one going', async () => {
   kubectl(['create', 'deployment', 'taken', '--image=mysql:8', '-n', ns]);
   applyYaml(
-    JSON.stringify({
-      apiVersion: 'coolops.cn/v1alpha1',
-      kind: 'DatabaseManager',
-      metadata: { name: 'db', namespace: ns },
-      spec: { dbtype: 'mysql', deploymentName: 'taken', replicas: 1 },
-    }),
+    JSON.stringify(databaseManager('db', { dbtype: 'mysql', deploymentName: 'taken', replicas: 1 }, ns)),
   );
   await waitFor(() => ready('databasemanager/db')?.reason === 'ErrResourceExists', {
     what: 'the DatabaseManager to say its Deployment name is taken',
@@ -70,14 +66,7 @@ it('a DatabaseManager whose Deployment name is taken goes ahead within seconds o
 
 it('pods that cannot be created are said in Ready, with the reason', async () => {
   kubectl(['create', 'quota', 'no-pods', '--hard=pods=0', '-n', ns]);
-  applyYaml(
-    JSON.stringify({
-      apiVersion: 'cache.example.com/v1alpha1',
-      kind: 'Memcached',
-      metadata: { name: 'mc', namespace: ns },
-      spec: { size: 1 },
-    }),
-  );
+  applyYaml(JSON.stringify(memcached('mc', { size: 1 }, ns)));
   const started = Date.now();
   const condition = await waitFor(
     () => {

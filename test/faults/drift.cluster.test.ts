@@ -6,7 +6,7 @@
  */
 import { startController, type RunningController } from '../support/controller';
 import { applyYaml, createNamespace, deleteNamespace, getJson, kubectl, waitFor } from '../support/kubectl';
-import { webBalancer } from '../fixtures/resources';
+import { databaseManager, memcached, webBalancer } from '../fixtures/resources';
 import { record } from './support';
 
 jest.setTimeout(180_000);
@@ -18,19 +18,9 @@ beforeAll(async () => {
   controller = await startController(['--namespaces', ns]);
   applyYaml(
     [
-      {
-        apiVersion: 'cache.example.com/v1alpha1',
-        kind: 'Memcached',
-        metadata: { name: 'mc', namespace: ns },
-        spec: { size: 1 },
-      },
+      memcached('mc', { size: 1 }, ns),
       webBalancer(ns, ['a']),
-      {
-        apiVersion: 'coolops.cn/v1alpha1',
-        kind: 'DatabaseManager',
-        metadata: { name: 'db', namespace: ns },
-        spec: { dbtype: 'mysql', deploymentName: 'db', replicas: 1 },
-      },
+      databaseManager('db', { dbtype: 'mysql', deploymentName: 'db', replicas: 1 }, ns),
     ]
       .map((d) => JSON.stringify(d))
       .join('\n---\n'),

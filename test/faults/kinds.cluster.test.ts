@@ -4,7 +4,7 @@
  * resource's status), and are picked up without a restart once fixed.
  */
 import { join } from 'node:path';
-import { webBalancer } from '../fixtures/resources';
+import { databaseManager, memcached as fixture, webBalancer } from '../fixtures/resources';
 import { counter, startController, type RunningController } from '../support/controller';
 import {
   applyYaml,
@@ -44,13 +44,7 @@ afterAll(() => {
   if (ns) deleteNamespace(ns);
 });
 
-const memcached = (name: string) =>
-  JSON.stringify({
-    apiVersion: 'cache.example.com/v1alpha1',
-    kind: 'Memcached',
-    metadata: { name, namespace: ns },
-    spec: { size: 1 },
-  });
+const memcached = (name: string) => JSON.stringify(fixture(name, { size: 1 }, ns));
 const readyCondition = (resource: string, name: string) =>
   getJson<{ status?: { conditions?: { type: string; status: string; reason: string; message: string }[] } }>([
     resource,
@@ -137,12 +131,7 @@ it('runs the kinds that do not need a forbidden list, and says so on the others 
   running.push(controller);
 
   applyYaml(
-    JSON.stringify({
-      apiVersion: 'coolops.cn/v1alpha1',
-      kind: 'DatabaseManager',
-      metadata: { name: 'db', namespace: ns },
-      spec: { dbtype: 'mysql', deploymentName: 'db-mysql', replicas: 1 },
-    }),
+    JSON.stringify(databaseManager('db', { dbtype: 'mysql', deploymentName: 'db-mysql', replicas: 1 }, ns)),
   );
   applyYaml(memcached('forbidden'));
   await waitFor(() => exists(['deployment', 'db-mysql', '-n', ns]), {

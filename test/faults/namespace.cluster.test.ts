@@ -2,6 +2,7 @@
  * A namespace being deleted with many managed resources in it: the controller does not fight the
  * namespace controller by re-creating the children it deletes (each refused, 403 NamespaceTerminating).
  */
+import { memcached } from '../fixtures/resources';
 import { counter, startController } from '../support/controller';
 import { applyYaml, createNamespace, deleteNamespace, exists, kubectl, waitFor } from '../support/kubectl';
 import { record } from './support';
@@ -15,12 +16,7 @@ it(`deleting a namespace with ${RESOURCES} resources makes a handful of writes, 
   const ns = createNamespace('doomed');
   const controller = await startController(['--namespaces', ns]);
   try {
-    const items = Array.from({ length: RESOURCES }, (_, i) => ({
-      apiVersion: 'cache.example.com/v1alpha1',
-      kind: 'Memcached',
-      metadata: { name: `mc-${i}`, namespace: ns },
-      spec: { size: 1 },
-    }));
+    const items = Array.from({ length: RESOURCES }, (_, i) => memcached(`mc-${i}`, { size: 1 }, ns));
     applyYaml(JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
     await waitFor(
       () =>

@@ -4,6 +4,7 @@
  * and a change made meanwhile is acted on within 30 s; a partition is recovered from once it heals; events
  * waiting during a fault are sent afterwards, none lost.
  */
+import { memcached as fixture } from '../fixtures/resources';
 import { counter, startController, type RunningController } from '../support/controller';
 import { applyYaml, createNamespace, deleteNamespace, getJson, kubectl, waitFor } from '../support/kubectl';
 import { apiServer, FaultProxy, kubeconfigThrough } from './proxy';
@@ -16,13 +17,7 @@ let ns: string;
 let proxy: FaultProxy;
 let controller: RunningController;
 
-const memcached = (name: string, size: number) =>
-  JSON.stringify({
-    apiVersion: 'cache.example.com/v1alpha1',
-    kind: 'Memcached',
-    metadata: { name, namespace: ns },
-    spec: { size },
-  });
+const memcached = (name: string, size: number) => JSON.stringify(fixture(name, { size }, ns));
 const replicas = (name: string) =>
   getJson<{ spec: { replicas: number } }>(['deployment', name, '-n', ns]).spec.replicas;
 const requests = async () => counter(await controller.metrics(), 'reconstruct_api_requests_total');
