@@ -10,16 +10,11 @@
  */
 import {
   ADOPT_ANNOTATION,
-  LABEL_PART_OF,
-  OWNER_UID_ANNOTATION,
   RELEASED_FROM_ANNOTATION,
-  RETAIN_ANNOTATION,
   SpecError,
-  applySetId,
   childReadiness,
   isWriteOnly,
   synthesize,
-  type ApiKind,
   type ClusterView,
   type CustomResource,
   type Kind,
@@ -28,21 +23,23 @@ import {
   type Manifest,
   type Readiness,
 } from '../constructs/kit';
-import {
-  onlyFields,
-  policyOf,
-  withGeneratedValues,
-  withoutFields,
-  type ParsedChildPolicy,
-} from '../constructs/kit/child-policy';
+import { withGeneratedValues } from '../constructs/kit/child-policy';
 import type { Writer } from './api';
-import { applyNeeded, hashObject, withAppliedHash } from './converge';
+import { adopt } from './adopt';
+import { Blockers, type BlockedResource } from './blocked';
+import { applyNeeded } from './converge';
 import { DriftRepair } from './drift';
+import { intentOf, ownedBy, type ChildOutcome, type Intent } from './intent';
 import type { EventRecorder } from './events';
 import { ApiError, isNamespaceTerminating } from './kube/client';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
+import { prune } from './prune';
+import { nextStatus } from './status';
 import { createdChildrenOf, sameRecords, WriteOnlyChildren, type CreatedChild } from './write-only';
+
+export type { BlockedResource } from './blocked';
+export { ownedBy } from './intent';
 
 export interface ReconcileResult {
   requeueAfterMs?: number;
@@ -55,82 +52,6 @@ const NOT_READY_RECHECK_MS = 60_000;
  * a namespace of the same name made afterwards waits at most this long.
  */
 const TERMINATING_MS = 30_000;
-
-/** A resource, as the queue names it. */
-export interface BlockedResource {
-  readonly definition: Kind;
-  readonly namespace: string | undefined;
-  readonly name: string;
-}
-
-type Condition = {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-};
-
-/**
- * Whether `obj` belongs to the resource of `uid`: through its controller ownerReference, or, for a
- * retained child (which has none, so that the garbage collector spares it), through the owner annotation.
- */
-export function ownedBy(obj: KubeObject, uid: string | undefined): boolean {
-  return (
-    !!uid &&
-    ((obj.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid) ||
-      (obj.metadata.annotations?.[RETAIN_ANNOTATION] === 'true' &&
-        obj.metadata.annotations[OWNER_UID_ANNOTATION] === uid))
-  );
-}
-
-function childType(definition: Kind, child: Manifest): ApiKind {
-  const type = definition.children.find((c) => c.apiVersion === child.apiVersion && c.kind === child.kind);
-  if (!type)
-    throw new Error(
-      `${definition.kind} synthesized a ${child.apiVersion} ${child.kind}, which its definition's children do not list`,
-    );
-  return type;
-}
-
-/** One child as the controller handles it: what was rendered, its policy, and what to write. */
-interface Intent {
-  /** As rendered. */
-  readonly child: Manifest;
-  readonly type: ApiKind;
-  readonly policy: ParsedChildPolicy;
-  /** What each apply sends: without the ignored fields, with the applied-hash annotation. */
-  readonly applied: Manifest;
-  /** With ignored fields: what creates the child (the ignored fields included, same hash). */
-  readonly createBody: Manifest;
-  /** With ignored fields: just those, as the `-initial` manager applies them after the creation. */
-  readonly initial?: Manifest;
-}
-
-function intentOf(definition: Kind, child: Manifest): Intent {
-  const type = childType(definition, child);
-  const policy = policyOf(child);
-  if (policy.ignoreFields.length === 0) {
-    const applied = policy.createOnly ? child : withAppliedHash(child);
-    return { child, type, policy, applied, createBody: applied };
-  }
-  const applied = withAppliedHash(withoutFields(child, policy.ignoreFields));
-  const createBody = { ...child, metadata: applied.metadata };
-  return { child, type, policy, applied, createBody, initial: onlyFields(child, policy.ignoreFields) };
-}
-
-/** What the apply phase did with one child. `label` is `<Kind> <name>`; a conflict's names the namespace. */
-interface ChildOutcome {
-  readonly kind: 'created' | 'updated' | 'adopted' | 'unchanged' | 'waiting' | 'conflict' | 'failed';
-  readonly label: string;
-  /** What a waiting or failed child's condition says. */
-  readonly message?: string;
-  /** A failed child's namespace is being deleted (see isNamespaceTerminating). */
-  readonly terminating?: boolean;
-  /** A conflict's object key, when its object is one the existence caches watch. */
-  readonly blocker?: string;
-}
 
 /** A resource's last synthesis. */
 interface Synthesis {
@@ -154,13 +75,12 @@ export class Reconciler {
   private readonly unseen = new Map<string, Map<string, string>>();
   private readonly writeOnly: WriteOnlyChildren;
   private readonly drift: DriftRepair;
-  /**
-   * By the key of an object that is not ours: the resources it blocks (ErrResourceExists), so that its
-   * deletion brings them back at once rather than at the next resync. Each reconcile restates its own.
-   */
-  private readonly blocking = new Map<string, Map<string, BlockedResource>>();
-  /** By resource key: the objects it is blocked by (keys of `blocking`), to restate them in O(own). */
-  private readonly blockedOf = new Map<string, readonly string[]>();
+  private readonly blockers = new Blockers();
+  /** See Blockers. */
+  blockedBy(...args: Parameters<Blockers['blockedBy']>): BlockedResource[] {
+    return this.blockers.blockedBy(...args);
+  }
+
   /** Namespaces being deleted, as the API server said, until when their resources get no writes. */
   private readonly terminating = new Map<string, number>();
 
@@ -183,7 +103,7 @@ export class Reconciler {
       this.syntheses.delete(key);
       this.unseen.delete(key);
       this.writeOnly.forget(key);
-      this.block(key, []);
+      this.blockers.set(key, []);
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
@@ -241,7 +161,7 @@ export class Reconciler {
     const blockers = outcomes
       .filter((o) => o.kind === 'conflict' && o.blocker)
       .map((o) => o.blocker as string);
-    this.block(key, blockers, { definition, namespace, name });
+    this.blockers.set(key, blockers, { definition, namespace, name });
     this.writeOnly.remember(key, metadata.uid ?? '', created);
     changes.Created.sort();
     changes.Updated.sort();
@@ -257,7 +177,8 @@ export class Reconciler {
     if (waiting.length > 0) this.events.emit(resource, 'Normal', 'Waiting', waiting.join('; '));
     // Nothing goes while something failed to apply: what replaces it may not be there.
     if (failures.length === 0) {
-      await this.prune(definition, resource, wanted, created, log);
+      const { view, writer, events, writeOnly } = this;
+      await prune({ view, writer, events, writeOnly }, definition, resource, wanted, created, log);
       if (sync) await this.runSync(sync, resource, false, log);
     }
 
@@ -410,7 +331,7 @@ export class Reconciler {
         };
       }
       try {
-        await this.adopt(type, child, live, log);
+        await adopt(this.writer, type, child, live, log);
       } catch (err) {
         return { kind: 'failed', label, message: `adopt ${label}: ${String(err)}` };
       }
@@ -476,36 +397,6 @@ export class Reconciler {
     return intents;
   }
 
-  /**
-   * The resources that an object, not ours, of this kind and name blocks: to reconcile again once it goes
-   * (or changes: a user may mark it for adoption).
-   */
-  blockedBy(
-    type: Pick<ApiKind, 'apiVersion' | 'kind'>,
-    namespace: string | undefined,
-    name: string,
-  ): BlockedResource[] {
-    return [...(this.blocking.get(objectKey(type, namespace, name))?.values() ?? [])];
-  }
-
-  /** Records that the resource of `key` is blocked by exactly the objects of `blockers` (child keys). */
-  private block(key: string, blockers: readonly string[], resource?: BlockedResource): void {
-    for (const child of this.blockedOf.get(key) ?? []) {
-      const resources = this.blocking.get(child);
-      if (resources?.delete(key) && resources.size === 0) this.blocking.delete(child);
-    }
-    if (!resource || blockers.length === 0) {
-      this.blockedOf.delete(key);
-      return;
-    }
-    this.blockedOf.set(key, blockers);
-    for (const child of blockers) {
-      const resources = this.blocking.get(child) ?? new Map<string, BlockedResource>();
-      resources.set(key, resource);
-      this.blocking.set(child, resources);
-    }
-  }
-
   /** The first sibling this child waits for that is not ready, with why; undefined when it may go ahead. */
   private blocker(
     intent: Intent,
@@ -520,93 +411,6 @@ export class Reconciler {
       if (!readiness.ready) return readiness;
     }
     return undefined;
-  }
-
-  /**
-   * Takes over an object a user marked for adoption: our labels, owner and policy annotations, the mark
-   * removed; the next reconcile (its watch event brings it) applies the rest. Other controllers' claims are
-   * replaced, non-controller ownerReferences kept.
-   */
-  private async adopt(type: ApiKind, child: Manifest, live: KubeObject, log: Logger): Promise<void> {
-    const ownerReferences = [
-      ...(live.metadata.ownerReferences ?? []).filter((r) => !r.controller),
-      ...((child.metadata.ownerReferences as KubeObject['metadata']['ownerReferences']) ?? []),
-    ];
-    await this.writer.mergePatch(type, live.metadata.namespace, live.metadata.name, {
-      metadata: {
-        resourceVersion: live.metadata.resourceVersion,
-        labels: child.metadata.labels,
-        annotations: {
-          ...child.metadata.annotations,
-          [ADOPT_ANNOTATION]: null,
-          [RELEASED_FROM_ANNOTATION]: null,
-        },
-        ownerReferences: ownerReferences.length > 0 ? ownerReferences : null,
-      },
-    });
-    log.info('adopted child', { child: `${type.kind}/${live.metadata.name}` });
-  }
-
-  /**
-   * The prune phase: deletes what this resource made earlier and no longer wants, and nothing else (a
-   * retained child is released instead; a write-only one is deleted by the uid its record keeps).
-   */
-  private async prune(
-    definition: Kind,
-    resource: CustomResource,
-    wanted: Set<string>,
-    created: CreatedChild[],
-    log: Logger,
-  ): Promise<void> {
-    const partOf = applySetId(resource);
-    const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
-    const pruned = await this.writeOnly.prune(definition, resource, created, wanted);
-    for (const child of pruned) log.info('pruned child', { child: child.replace(' ', '/') });
-    const retained: string[] = [];
-    const uid = resource.metadata.uid;
-    for (const type of definition.children) {
-      if (isWriteOnly(type)) continue; // Not cached: WriteOnlyChildren.prune goes by the status's records.
-      const stale = this.view
-        .list(type, type.namespaced ? namespace : undefined, { label: LABEL_PART_OF, value: partOf })
-        .filter((obj) => ownedBy(obj, uid))
-        .filter((obj) => !wanted.has(objectKey(type, obj.metadata.namespace, obj.metadata.name)));
-      for (const obj of stale) {
-        if (obj.metadata.annotations?.[RETAIN_ANNOTATION] === 'true') {
-          // Released, not deleted: no owner any more, labels kept, so that a resource can adopt it on purpose.
-          const refs = (obj.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
-          await this.writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, {
-            metadata: {
-              resourceVersion: obj.metadata.resourceVersion,
-              annotations: { [OWNER_UID_ANNOTATION]: null, [RELEASED_FROM_ANNOTATION]: uid ?? null },
-              ownerReferences: refs.length > 0 ? refs : null,
-            },
-          });
-          log.info('released retained child', { child: `${type.kind}/${obj.metadata.name}` });
-          retained.push(`${type.kind} ${obj.metadata.name}`);
-          continue;
-        }
-        try {
-          await this.writer.delete(type, obj.metadata.namespace, obj.metadata.name, obj.metadata.uid ?? '');
-        } catch (err) {
-          if (err instanceof ApiError && (err.status === 404 || err.status === 409)) continue; // already gone or replaced
-          throw err;
-        }
-        log.info('pruned child', { child: `${type.kind}/${obj.metadata.name}` });
-        pruned.push(`${type.kind} ${obj.metadata.name}`);
-      }
-    }
-    if (pruned.length > 0) {
-      this.events.emit(resource, 'Normal', 'Pruned', `Deleted ${pruned.sort().join(', ')}: no longer wanted`);
-    }
-    if (retained.length > 0) {
-      this.events.emit(
-        resource,
-        'Normal',
-        'Retained',
-        `Kept ${retained.sort().join(', ')}, no longer wanted, by its retain policy: it stays labelled, ` +
-          `without an owner (annotate it ${ADOPT_ANNOTATION}=true to hand it to a resource)`,
-      );
-    }
   }
 
   private async runSync(
@@ -629,29 +433,7 @@ export class Reconciler {
     fields: object,
     readiness: Readiness,
   ): Promise<void> {
-    const current = (resource.status ?? {}) as { conditions?: Condition[] };
-    const generation = resource.metadata.generation;
-    const status = readiness.ready ? 'True' : 'False';
-    const previous = current.conditions?.find((c) => c.type === 'Ready');
-    const condition: Condition = {
-      type: 'Ready',
-      status,
-      reason: readiness.reason,
-      message: readiness.message,
-      lastTransitionTime:
-        previous && previous.status === status
-          ? previous.lastTransitionTime
-          : this.now()
-              .toISOString()
-              .replace(/\.\d+Z$/, 'Z'),
-      ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    };
-    const next = {
-      ...(generation !== undefined ? { observedGeneration: generation } : {}),
-      ...fields,
-      conditions: [condition],
-    };
-    if (hashObject(next) === hashObject(current)) return;
-    await this.writer.applyStatus(definition, resource, next);
+    const next = nextStatus(resource, fields, readiness, this.now());
+    if (next) await this.writer.applyStatus(definition, resource, next);
   }
 }

@@ -32,9 +32,13 @@ async function fetchText(url: string): Promise<{ status: number; text: string }>
 const started: { controller: RunningController; forbidden: number; reported: number }[] = [];
 
 /** RBAC denials as the API server words them (RBAC, and OwnerReferencesPermissionEnforcement's). */
-const DENIED = /forbidden: User |cannot set blockOwnerDeletion/i;
-/** The other 403: NamespaceLifecycle refuses new objects (Events) in a namespace being deleted. */
-const TERMINATING = /because it is being terminated/;
+const DENIED = /forbidden: User |cannot set blockOwnerDeletion if an ownerReference refers/i;
+/**
+ * The other 403s: NamespaceLifecycle refuses new objects (Events) in a namespace being deleted, and
+ * OwnerReferencesPermissionEnforcement cannot check an owner whose CRD the API server's discovery has not
+ * caught up with yet ("cannot find RESTMapping": seconds after a CRD is installed, retried).
+ */
+const NOT_RBAC = /because it is being terminated|cannot find RESTMapping/g;
 
 const forbiddenReplies = (metrics: string) =>
   counter(metrics, 'rest_client_requests_total', (labels) => labels.includes('code="403"'));
@@ -54,7 +58,7 @@ export async function newForbidden(): Promise<string[]> {
       if (metrics !== undefined) entry.forbidden = Math.max(entry.forbidden, forbiddenReplies(metrics));
     }
     const denied = controller.logs.filter((l) => DENIED.test(l));
-    const terminating = controller.logs.filter((l) => TERMINATING.test(l)).length;
+    const terminating = controller.logs.reduce((n, l) => n + (l.match(NOT_RBAC)?.length ?? 0), 0);
     const count = Math.max(entry.forbidden - terminating, denied.length);
     if (count > entry.reported) {
       const example = denied.pop() ?? controller.logs.filter((l) => /forbidden|403/i.test(l)).pop();

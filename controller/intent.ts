@@ -1,0 +1,74 @@
+/**
+ * One child as the controller handles it (an Intent: what was rendered, its policy, what each write
+ * sends), what the apply phase made of it (a ChildOutcome), and whether an object is a resource's own.
+ */
+import {
+  OWNER_UID_ANNOTATION,
+  RETAIN_ANNOTATION,
+  type ApiKind,
+  type Kind,
+  type KubeObject,
+  type Manifest,
+} from '../constructs/kit';
+import { onlyFields, policyOf, withoutFields, type ParsedChildPolicy } from '../constructs/kit/child-policy';
+import { withAppliedHash } from './converge';
+
+/**
+ * Whether `obj` belongs to the resource of `uid`: through its controller ownerReference, or, for a
+ * retained child (which has none, so that the garbage collector spares it), through the owner annotation.
+ */
+export function ownedBy(obj: KubeObject, uid: string | undefined): boolean {
+  return (
+    !!uid &&
+    ((obj.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid) ||
+      (obj.metadata.annotations?.[RETAIN_ANNOTATION] === 'true' &&
+        obj.metadata.annotations[OWNER_UID_ANNOTATION] === uid))
+  );
+}
+
+function childType(definition: Kind, child: Manifest): ApiKind {
+  const type = definition.children.find((c) => c.apiVersion === child.apiVersion && c.kind === child.kind);
+  if (!type)
+    throw new Error(
+      `${definition.kind} synthesized a ${child.apiVersion} ${child.kind}, which its definition's children do not list`,
+    );
+  return type;
+}
+
+/** One child as the controller handles it: what was rendered, its policy, and what to write. */
+export interface Intent {
+  /** As rendered. */
+  readonly child: Manifest;
+  readonly type: ApiKind;
+  readonly policy: ParsedChildPolicy;
+  /** What each apply sends: without the ignored fields, with the applied-hash annotation. */
+  readonly applied: Manifest;
+  /** With ignored fields: what creates the child (the ignored fields included, same hash). */
+  readonly createBody: Manifest;
+  /** With ignored fields: just those, as the `-initial` manager applies them after the creation. */
+  readonly initial?: Manifest;
+}
+
+export function intentOf(definition: Kind, child: Manifest): Intent {
+  const type = childType(definition, child);
+  const policy = policyOf(child);
+  if (policy.ignoreFields.length === 0) {
+    const applied = policy.createOnly ? child : withAppliedHash(child);
+    return { child, type, policy, applied, createBody: applied };
+  }
+  const applied = withAppliedHash(withoutFields(child, policy.ignoreFields));
+  const createBody = { ...child, metadata: applied.metadata };
+  return { child, type, policy, applied, createBody, initial: onlyFields(child, policy.ignoreFields) };
+}
+
+/** What the apply phase did with one child. `label` is `<Kind> <name>`; a conflict's names the namespace. */
+export interface ChildOutcome {
+  readonly kind: 'created' | 'updated' | 'adopted' | 'unchanged' | 'waiting' | 'conflict' | 'failed';
+  readonly label: string;
+  /** What a waiting or failed child's condition says. */
+  readonly message?: string;
+  /** A failed child's namespace is being deleted (see isNamespaceTerminating). */
+  readonly terminating?: boolean;
+  /** A conflict's object key, when its object is one the existence caches watch. */
+  readonly blocker?: string;
+}
