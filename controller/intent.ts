@@ -69,6 +69,8 @@ export interface ChildOutcome {
   readonly message?: string;
   /** A failed child's namespace is being deleted (see isNamespaceTerminating). */
   readonly terminating?: boolean;
+  /** A failed child's owner kind is not known to the API server yet (see isOwnerKindUndiscovered). */
+  readonly undiscovered?: boolean;
   /** A conflict's object key, when its object is one the existence caches watch. */
   readonly blocker?: string;
 }

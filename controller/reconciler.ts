@@ -31,7 +31,7 @@ import { applyNeeded } from './converge';
 import { DriftRepair } from './drift';
 import { intentOf, ownedBy, type ChildOutcome, type Intent } from './intent';
 import type { EventRecorder } from './events';
-import { ApiError, isNamespaceTerminating } from './kube/client';
+import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/client';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
 import { prune } from './prune';
@@ -52,6 +52,8 @@ const NOT_READY_RECHECK_MS = 60_000;
  * a namespace of the same name made afterwards waits at most this long.
  */
 const TERMINATING_MS = 30_000;
+/** How often a resource whose kind the API server does not map yet is tried again. */
+const UNDISCOVERED_RECHECK_MS = 3_000;
 
 /** A resource's last synthesis. */
 interface Synthesis {
@@ -205,6 +207,15 @@ export class Reconciler {
       readiness = { ready: false, reason: 'ErrResourceExists', message };
       this.events.emit(resource, 'Warning', 'ErrResourceExists', message);
     }
+    // A CRD just installed: the API server's owner check cannot map the kind for up to 30 s. A wait, not a
+    // failure: checked again every few seconds rather than after a growing backoff.
+    const undiscovered = outcomes.some((o) => o.undiscovered);
+    if (undiscovered && outcomes.every((o) => o.kind !== 'failed' || o.undiscovered)) {
+      const message = `the API server does not map ${definition.kind} to its CRD yet (it can take 30 s after the CRD is installed)`;
+      log.info('waiting for the API server to map the kind', { error: failures.join('; ') });
+      await this.writeStatus(definition, resource, fields, { ready: false, reason: 'Waiting', message });
+      return { requeueAfterMs: UNDISCOVERED_RECHECK_MS };
+    }
     if (failures.length > 0) {
       readiness = { ready: false, reason: 'ApplyFailed', message: failures.join('; ') };
       this.events.emit(resource, 'Warning', 'ApplyFailed', readiness.message);
@@ -298,6 +309,7 @@ export class Reconciler {
       label,
       message: `${what}: ${String(err)}`,
       terminating: isNamespaceTerminating(err),
+      undiscovered: isOwnerKindUndiscovered(err),
     });
     if (isWriteOnly(type)) {
       const blocker = this.blocker(intent, desired, namespace);

@@ -139,6 +139,13 @@ export const isNamespaceTerminating = (err: unknown): boolean => {
   return Array.isArray(causes) && causes.some((c) => isObject(c) && c.reason === 'NamespaceTerminating');
 };
 
+/**
+ * 403 from OwnerReferencesPermissionEnforcement for an owner whose kind the API server's discovery does not
+ * know yet: a CRD installed less than about 30 s ago (its REST mapper is reset every 30 s). Not RBAC.
+ */
+export const isOwnerKindUndiscovered = (err: unknown): boolean =>
+  err instanceof ApiError && err.status === 403 && err.message.includes('cannot find RESTMapping');
+
 export interface KubeClient {
   /** JSON request; resolves the parsed body, throws ApiError for non-2xx (and for network errors: status 0). */
   request<T = unknown>(req: KubeRequest): Promise<T>;

@@ -94,7 +94,8 @@ const inNamespace = (kind: string, name: string) => exists([kind, name, '-n', ns
 
 it('create-only: the generated value survives a spec change, a restart and a failover; a deleted Secret is made anew', async () => {
   apply('tok', { token: true });
-  await waitFor(() => inNamespace('secret', 'tok-token'), { what: 'the token Secret' });
+  // The first test after the CRD is installed: the API server may not map the kind for up to 30 s.
+  await waitFor(() => inNamespace('secret', 'tok-token'), { what: 'the token Secret', timeoutMs: 60_000 });
   const first = token('tok');
   expect(first).toMatch(/^[A-Za-z0-9]{16}$/);
 
