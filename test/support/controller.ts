@@ -11,7 +11,8 @@ import { freePort } from '../../controller/server';
 import { controllerKubeconfig } from './controller-role';
 import { waitFor } from './kubectl';
 
-const CLI = join(__dirname, '../../dist/cli/main.js');
+/** The CLI under test: this build, or RECONSTRUCT_TEST_CLI (another build's, to compare before and after). */
+const CLI = process.env.RECONSTRUCT_TEST_CLI ?? join(__dirname, '../../dist/cli/main.js');
 
 export interface RunningController {
   readonly process: ChildProcess;
