@@ -22,7 +22,8 @@ import {
 import { Writer } from './api';
 import { EventRecorder } from './events';
 import { Informer, type InformerObserver, type InformerOptions } from './informer';
-import { ApiError, type KubeClient } from './kube/client';
+import { KindStates, type KindState } from './kind-states';
+import type { KubeClient } from './kube/client';
 import type { ResourceType } from './kube/paths';
 import type { Logger } from './log';
 import type { Metrics } from './metrics';
@@ -38,39 +39,6 @@ export interface ManagerOptions {
 }
 
 const typeKey = (t: ResourceType) => `${t.apiVersion}/${t.plural}`;
-
-/**
- * Where a kind stands. `ready`: every cache it reads has synced, its resources are reconciled.
- * `syncing`: a cache is still filling (at start). `unavailable`: the API server refuses a list or watch it
- * needs (its CRD is not installed, or RBAC forbids it); `message` says what to do. The kind's caches retry
- * with backoff, and the kinds that do not need the refused cache run on.
- */
-export interface KindState {
-  readonly kind: string;
-  readonly state: 'syncing' | 'ready' | 'unavailable';
-  readonly message?: string;
-}
-
-/** Why an informer cannot work until someone changes the cluster, in words that say what to do. */
-function refusal(informer: Informer): string | undefined {
-  const err = informer.failure;
-  if (!(err instanceof ApiError)) return undefined;
-  const where = informer.namespace ? ` in namespace ${informer.namespace}` : '';
-  const { apiVersion } = informer.type;
-  if (err.status === 404) {
-    return (
-      `the API server does not serve ${informer.resourceName} (${apiVersion})${where}: install its ` +
-      `CustomResourceDefinition (reconstruct install, or kubectl apply -f the CRD)`
-    );
-  }
-  if (err.status === 403) {
-    return (
-      `forbidden to list and watch ${informer.resourceName}${where}: grant get, list and watch on it ` +
-      `to the controller's service account (reconstruct install renders the rules)`
-    );
-  }
-  return undefined;
-}
 
 /** A resource's queue key: `apiVersion/Kind|namespace|name`. */
 export function queueKey(definition: Kind, namespace: string | undefined, name: string): string {
@@ -112,9 +80,8 @@ export class Manager implements ClusterView {
   private readonly informers = new Map<string, Informer[]>();
   /** Metadata-only, per child kind: the objects without our managed-by label (see exists()). */
   private readonly existing = new Map<string, Informer[]>();
-  /** Per kind: every informer its reconciles read (its resources, children, existence caches, watches). */
-  private readonly needs = new Map<Kind, Informer[]>();
-  private readonly states = new Map<Kind, KindState>();
+  /** Where each kind stands: it is reconciled once the caches it reads have synced. */
+  private readonly states: KindStates;
   /**
    * Metadata of the CRDs: one installed (or established) later wakes the informers waiting for it. Not
    * when confined to namespaces: a namespaced install grants nothing cluster-wide (the informers' backoff,
@@ -123,7 +90,6 @@ export class Manager implements ClusterView {
   private readonly crds?: Informer;
   private readonly reconciler: Reconciler;
   private readonly events: EventRecorder;
-  private allReadyOnce = false;
 
   constructor(
     client: KubeClient,
@@ -142,9 +108,10 @@ export class Manager implements ClusterView {
     // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
     this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
     this.reconciler = new Reconciler(this, writer, this.events, log);
+    this.states = new KindStates(kinds.kinds, log, metrics, (definition) => this.enqueueKind(definition));
     const observer: InformerObserver = {
       watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason),
-      stateChanged: () => this.refreshStates(),
+      stateChanged: () => this.states.refresh(),
     };
     const informers = (
       type: ResourceType,
@@ -173,8 +140,7 @@ export class Manager implements ClusterView {
       this.informers.set(key, made);
       return made;
     };
-    const need = (definition: Kind, found: Informer[]) =>
-      this.needs.set(definition, [...(this.needs.get(definition) ?? []), ...found]);
+    const need = (definition: Kind, found: Informer[]) => this.states.need(definition, found);
 
     for (const definition of kinds.kinds) {
       const own = add(
@@ -184,7 +150,6 @@ export class Manager implements ClusterView {
         worthReconciling,
       );
       need(definition, own);
-      this.states.set(definition, { kind: definition.kind, state: 'syncing' });
     }
     // Children are filtered by the managed-by label: memory grows with what we manage, not with the cluster.
     // Indexed by ApplySet, so that pruning looks at one resource's children, not the namespace's.
@@ -249,51 +214,6 @@ export class Manager implements ClusterView {
   private wake(crd: KubeObject): void {
     for (const informer of this.all()) {
       if (informer.resourceName === crd.metadata.name) informer.retryNow();
-    }
-  }
-
-  /** Every kind's state, as /readyz?verbose shows it. */
-  kindStates(): KindState[] {
-    return [...this.states.values()];
-  }
-
-  /** Ready for traffic: no kind is still filling its caches (a refused kind does not hold the others up). */
-  isReady(): boolean {
-    return this.kindStates().every((k) => k.state !== 'syncing');
-  }
-
-  private stateOf(definition: Kind): KindState {
-    const informers = this.needs.get(definition) ?? [];
-    for (const informer of informers) {
-      const message = refusal(informer);
-      if (message) return { kind: definition.kind, state: 'unavailable', message };
-    }
-    const synced = informers.every((i) => i.hasSynced());
-    return { kind: definition.kind, state: synced ? 'ready' : 'syncing' };
-  }
-
-  /**
-   * Called when any informer syncs or starts or stops failing: each kind whose state changed says so
-   * (one log line, the metric), and a kind that became ready has every resource enqueued.
-   */
-  private refreshStates(): void {
-    for (const definition of this.kinds.kinds) {
-      const before = this.states.get(definition);
-      const now = this.stateOf(definition);
-      if (before && before.state === now.state && before.message === now.message) continue;
-      this.states.set(definition, now);
-      this.metrics.kindAvailable(definition.kind, now.state === 'ready');
-      const fields = { kind: definition.kind };
-      if (now.state === 'unavailable') {
-        this.log.error(`${definition.kind} resources are not reconciled: ${now.message}; retrying`, fields);
-      } else if (now.state === 'ready') {
-        this.log.info(before?.state === 'unavailable' ? 'kind available again' : 'kind ready', fields);
-        this.enqueueKind(definition);
-      }
-    }
-    if (!this.allReadyOnce && this.kindStates().every((k) => k.state === 'ready')) {
-      this.allReadyOnce = true;
-      this.log.info('caches synced; reconciling', { kinds: this.kinds.kinds.length });
     }
   }
 
@@ -393,13 +313,23 @@ export class Manager implements ClusterView {
     await Promise.all(this.all().map((informer) => informer.waitForSync(signal)));
   }
 
+  /** Every kind's state, as /readyz?verbose shows it. */
+  kindStates(): KindState[] {
+    return this.states.all();
+  }
+
+  /** Ready for traffic: no kind is still filling its caches (a refused kind does not hold the others up). */
+  isReady(): boolean {
+    return this.states.isReady();
+  }
+
   /**
    * Enqueues every resource of every ready kind, as a periodic resync does (in the background lane:
    * nothing changed). A kind that becomes ready later has its resources enqueued then.
    */
   enqueueAll(): void {
     for (const definition of this.kinds.kinds) {
-      if (this.states.get(definition)?.state === 'ready') this.enqueueKind(definition);
+      if (this.states.of(definition)?.state === 'ready') this.enqueueKind(definition);
     }
   }
 
@@ -420,7 +350,7 @@ export class Manager implements ClusterView {
         this.options.workers,
         async (key) => {
           const { definition, namespace, name } = this.parseQueueKey(key);
-          const state = this.states.get(definition);
+          const state = this.states.of(definition);
           // Its turn comes when the kind is ready (refreshStates enqueues it). A refused kind says so on
           // each resource it can read.
           if (state?.state !== 'ready') {
