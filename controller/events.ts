@@ -11,6 +11,7 @@
  * as client-go's broadcaster does (12 tries), and keeps its place at the head of the queue.
  */
 import type { CustomResource } from '../constructs/kit';
+import { sleep } from './abortable';
 import type { Writer } from './api';
 import { ApiError, isNamespaceTerminating, isNotFound } from './kube/client';
 import { EVENT } from '../constructs/kit/api-kind';
@@ -95,7 +96,7 @@ export class EventRecorder {
     this.maxPending = options.maxPending ?? 1000;
     this.busy = options.busy ?? (() => false);
     this.busyIntervalMs = options.busyIntervalMs ?? 1000;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? ((ms) => sleep(ms));
     this.retryMs = options.retryMs ?? 1000;
   }
 

@@ -8,6 +8,7 @@
  * require(esm) (Node >= 20.19), but Jest cannot. So it is loaded lazily, in loadClient(), and this
  * module stays importable by unit tests (ApiError, the types, createClient against a fake server).
  */
+import { sleep } from '../abortable';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as tls from 'node:tls';
@@ -606,16 +607,4 @@ function tlsFingerprint(options: https.AgentOptions): string {
   ]
     .map(part)
     .join('|');
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
