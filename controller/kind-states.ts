@@ -57,8 +57,11 @@ export class KindStates {
     private readonly kinds: readonly Kind[],
     private readonly log: Logger,
     private readonly metrics: Pick<Metrics, 'kindAvailable'>,
-    /** A kind became ready (at start, or again): its resources are to be reconciled. */
-    private readonly onReady: (definition: Kind) => void,
+    /**
+     * A kind became ready (its resources are to be reconciled) or unavailable (each is to say why, in its
+     * status).
+     */
+    private readonly onSettled: (definition: Kind) => void,
   ) {
     for (const definition of kinds) this.states.set(definition, { kind: definition.kind, state: 'syncing' });
   }
@@ -104,9 +107,10 @@ export class KindStates {
       const fields = { kind: definition.kind };
       if (now.state === 'unavailable') {
         this.log.error(`${definition.kind} resources are not reconciled: ${now.message}; retrying`, fields);
+        this.onSettled(definition);
       } else if (now.state === 'ready') {
         this.log.info(before?.state === 'unavailable' ? 'kind available again' : 'kind ready', fields);
-        this.onReady(definition);
+        this.onSettled(definition);
       }
     }
     if (!this.allReadyOnce && this.all().every((k) => k.state === 'ready')) {

@@ -325,7 +325,7 @@ export class Manager implements ClusterView {
 
   /**
    * Enqueues every resource of every ready kind, as a periodic resync does (in the background lane:
-   * nothing changed). A kind that becomes ready later has its resources enqueued then.
+   * nothing changed). A kind that becomes ready, or unavailable, later has its resources enqueued then.
    */
   enqueueAll(): void {
     for (const definition of this.kinds.kinds) {

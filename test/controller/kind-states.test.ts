@@ -30,19 +30,19 @@ function setup() {
     child: () => log,
   };
   const available = new Map<string, boolean>();
-  const ready: string[] = [];
+  const settled: string[] = [];
   const states = new KindStates(
     [memcachedKind, balancerKind],
     log,
     { kindAvailable: (kind, up) => void available.set(kind, up) },
-    (definition: Kind) => void ready.push(definition.kind),
+    (definition: Kind) => void settled.push(definition.kind),
   );
   const deployments = new FakeCache('deployments.apps');
   const memcacheds = new FakeCache('memcacheds.cache.example.com');
   const balancers = new FakeCache('balancers.exposer.hliangzhao.io');
   states.need(memcachedKind, [memcacheds, deployments]);
   states.need(balancerKind, [balancers, deployments]);
-  return { states, lines, available, ready, deployments, memcacheds, balancers };
+  return { states, lines, available, ready: settled, deployments, memcacheds, balancers };
 }
 
 describe('KindStates', () => {
@@ -61,6 +61,8 @@ describe('KindStates', () => {
     t.states.refresh();
     t.states.refresh();
     expect(t.states.isReady()).toBe(true);
+    // Its resources are enqueued too, to say why in their status.
+    expect(t.ready).toEqual(['Memcached', 'Balancer']);
     expect(t.states.of(balancerKind)).toEqual({
       kind: 'Balancer',
       state: 'unavailable',
@@ -83,7 +85,7 @@ describe('KindStates', () => {
     t.balancers.failure = undefined;
     t.balancers.synced = true;
     t.states.refresh();
-    expect(t.ready).toEqual(['Memcached', 'Balancer']);
+    expect(t.ready).toEqual(['Memcached', 'Balancer', 'Balancer']);
     expect(t.lines.map((l) => l.msg)).toContain('kind available again');
     expect(t.lines.map((l) => l.msg)).toContain('caches synced; reconciling');
   });
