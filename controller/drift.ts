@@ -7,7 +7,7 @@
  *
  * The repair is what `kubectl edit` would do: the live object with every desired field restored and the
  * foreign entries of the desired lists removed, written as a JSON patch of the drifted top-level fields
- * (verb patch, guarded by the resourceVersion), keeping whatever the API server and other managers set
+ * (verb patch, each guarded by a test of its value as read), keeping whatever the API server and other managers set
  * outside our lists (defaults, allocated node ports, fields of ours they took are taken back). The apply
  * that follows makes our apply manager own the fields again.
  */
@@ -71,18 +71,25 @@ export function driftedFields(desired: Manifest, live: Manifest): string[] {
   );
 }
 
-/** The JSON patch that restores `desired` in `live`'s drifted fields, or undefined when none drifted. */
+/**
+ * The JSON patch that restores `desired` in `live`'s drifted fields, or undefined when none drifted. Each
+ * field is guarded by a `test` of what was read: the patch fails if someone changed it meanwhile, but not
+ * for a status write (a Deployment in a rollout moves its resourceVersion many times a second).
+ */
 export function repairPatch(desired: Manifest, live: Manifest): Json[] | undefined {
   const fields = driftedFields(desired, live);
   if (fields.length === 0) return undefined;
-  return [
-    { op: 'test', path: '/metadata/resourceVersion', value: live.metadata.resourceVersion },
-    ...fields.map((k) => ({
-      op: (live as JsonObject)[k] === undefined ? 'add' : 'replace',
-      path: `/${k}`,
-      value: restored((desired as JsonObject)[k], (live as JsonObject)[k]),
-    })),
-  ];
+  return fields.flatMap((k) => {
+    const was = (live as JsonObject)[k];
+    const value = restored((desired as JsonObject)[k], was);
+    const path = `/${k}`;
+    return was === undefined
+      ? [{ op: 'add', path, value }]
+      : [
+          { op: 'test', path, value: was },
+          { op: 'replace', path, value },
+        ];
+  });
 }
 
 /** What applying one child took. */
@@ -136,8 +143,8 @@ export class DriftRepair {
     if (this.given.get(key) === hash) return undefined;
     const { namespace, name } = body.metadata;
     const child = `${body.kind}/${name}`;
-    // The patch is guarded by the resourceVersion, which moves with every status write (a Deployment's,
-    // many times a rollout): read again and retry a few times before the reconcile's own backoff.
+    // Someone changed a field meanwhile (the tests fail): read again and retry a few times before the
+    // reconcile's own backoff.
     for (let attempt = 1; ; attempt++) {
       const live = attempt === 1 && known ? known : await this.writer.read<Manifest>(type, namespace, name);
       const patch = live && repairPatch(body, live);

@@ -307,8 +307,9 @@ export class InMemoryCluster implements ClusterView {
         if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
         for (const op of ops) {
           const field = op.path.slice(1);
-          if (op.op === 'test' && field === 'metadata/resourceVersion') {
-            if (obj.metadata.resourceVersion !== op.value) {
+          if (op.op === 'test' && !field.includes('/')) {
+            const now = (this.any(type, namespace, name) as Record<string, unknown> | undefined)?.[field];
+            if (JSON.stringify(now) !== JSON.stringify(op.value)) {
               return Promise.reject(new ApiError(422, 'the test operation failed', { reason: 'Invalid' }));
             }
           } else if ((op.op === 'replace' || op.op === 'add') && !field.includes('/')) {

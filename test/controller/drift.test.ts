@@ -58,12 +58,12 @@ describe('restored', () => {
 });
 
 describe('repairPatch', () => {
-  it('replaces the drifted top-level fields, guarded by the resourceVersion, and leaves metadata alone', () => {
+  it('replaces the drifted top-level fields, each guarded by its value as read, and leaves metadata alone', () => {
     const desired = service([{ name: 'memcached', port: 11211 }]);
     const live = service([{ name: 'memcached', port: 11212, protocol: 'TCP' }], { clusterIP: '10.0.0.1' });
     live.metadata.ownerReferences = [];
     expect(repairPatch(desired, live)).toEqual([
-      { op: 'test', path: '/metadata/resourceVersion', value: '7' },
+      { op: 'test', path: '/spec', value: live.spec },
       {
         op: 'replace',
         path: '/spec',
@@ -98,7 +98,7 @@ function fakeWriter(live: Manifest, options: { refuseApply?: boolean; undo?: boo
     },
     jsonPatch: (_type: unknown, _ns: unknown, _name: unknown, ops: { op: string; value?: unknown }[]) => {
       writes.push('patch');
-      if (!options.undo) current = { ...current, spec: ops[1].value };
+      if (!options.undo) current = { ...current, spec: ops.find((o) => o.op === 'replace')?.value };
       return Promise.resolve(current);
     },
   };
