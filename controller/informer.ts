@@ -278,7 +278,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           failures,
         });
         this.failed(err);
-        if (this.wake.signal.aborted) this.wake = new AbortController();
+        // A retryNow during the failed request (or this wait) ends the wait at once.
         await sleep(delayMs, AbortSignal.any([signal, this.wake.signal]));
         if (this.wake.signal.aborted) {
           this.wake = new AbortController();
@@ -379,7 +379,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   private failed(err: unknown, changed = false): void {
     const before = this.lastFailure;
     this.lastFailure = err;
-    if (changed || (before === undefined) !== (err === undefined) || !sameFailure(before, err)) {
+    if (changed || !sameFailure(before, err)) {
       this.observer.stateChanged?.(this);
     }
   }

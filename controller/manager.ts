@@ -305,14 +305,6 @@ export class Manager implements ClusterView {
     this.crds?.start();
   }
 
-  hasSynced(): boolean {
-    return this.all().every((informer) => informer.hasSynced());
-  }
-
-  async waitForSync(signal?: AbortSignal): Promise<void> {
-    await Promise.all(this.all().map((informer) => informer.waitForSync(signal)));
-  }
-
   /** Every kind's state, as /readyz?verbose shows it. */
   kindStates(): KindState[] {
     return this.states.all();
