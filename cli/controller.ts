@@ -9,7 +9,7 @@ import { createLogger } from '../controller/log';
 import { DEFAULT_SETTINGS, runController, type ControllerSettings } from '../controller/run';
 import { KINDS_FLAGS, KINDS_HELP, KindsError, loadKinds } from './kinds';
 
-export const CONTROLLER_HELP = `Usage: reconstruct controller [options]
+const CONTROLLER_HELP = `Usage: reconstruct controller [options]
 
 Runs the operator against the cluster of the kubeconfig in effect (in-cluster service account,
 KUBECONFIG, or ~/.kube/config): watches the custom resources of its kinds (built in:

@@ -13,7 +13,7 @@ import { describe, renderAll } from '../synth/render';
 import { toYaml } from '../synth/yaml';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-export const DIFF_HELP = `Usage: reconstruct diff PATH... [-n NAMESPACE] [--kubeconfig FILE] [--context NAME]
+const DIFF_HELP = `Usage: reconstruct diff PATH... [-n NAMESPACE] [--kubeconfig FILE] [--context NAME]
                       [--field-manager NAME] [--kinds MODULE]
 
 Shows what applying the custom resources in PATH would change in the cluster of the kubeconfig in

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { GENERATED_MARK, renderArtifacts } from '../synth/artifacts';
 import { KINDS_HELP, STDIO, commandKinds, parseCommand } from './kinds';
 
-export const GEN_HELP = `Usage: reconstruct gen [--kinds MODULE] [--crds DIR] [--types FILE] [--check]
+const GEN_HELP = `Usage: reconstruct gen [--kinds MODULE] [--crds DIR] [--types FILE] [--check]
 
 Writes what is derived from kind definitions: each kind's CRD YAML (<group>_<plural>.yaml) and the
 TypeScript types of its spec and status (<Kind>Spec, <Kind>SpecWithDefaults, <Kind>Status). Works on

@@ -3,7 +3,7 @@ import { toYamlStream } from '../synth/yaml';
 import { installManifests } from '../controller/install';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-export const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--namespaces A,B] [--image IMAGE]
+const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--namespaces A,B] [--image IMAGE]
                          [--replicas N] [--service-monitor] [--kinds MODULE]
 
 Renders everything to run the operator in a cluster: the CRDs of its kinds, a Namespace, a

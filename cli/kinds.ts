@@ -73,7 +73,7 @@ function kindsOf(path: string, exported: unknown): Kind[] {
   return list as Kind[];
 }
 
-export interface KindsOptions {
+interface KindsOptions {
   /** Modules whose kinds are added. */
   readonly modules?: readonly string[];
   /** Whether the built-in kinds are included. @default true */
@@ -105,7 +105,7 @@ export const KINDS_HELP = `  --kinds MODULE      also the kinds MODULE exports (
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 /** Where a command writes. */
-export interface CommandIo {
+interface CommandIo {
   readonly out: NodeJS.WritableStream;
   readonly err: NodeJS.WritableStream;
 }
@@ -144,7 +144,7 @@ export function parseCommand<O extends ParseArgsOptionsConfig>(
 }
 
 /** The values of a command's options: strings, booleans and string lists, as parseArgs gives them. */
-export type CommandValues<O extends ParseArgsOptionsConfig> = {
+type CommandValues<O extends ParseArgsOptionsConfig> = {
   [K in keyof O]?: O[K] extends { multiple: true }
     ? string[]
     : O[K] extends { type: 'boolean' }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { runKrmFunction } from '../synth/krm';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-export const KRM_HELP = `Usage: reconstruct krm [--include-generated] [--kinds MODULE]
+const KRM_HELP = `Usage: reconstruct krm [--include-generated] [--kinds MODULE]
 
 Runs the renderer as a KRM function, as kustomize (an exec transformer) and kpt run it: reads a
 ResourceList on standard input and writes one on standard output. Each custom resource of a known

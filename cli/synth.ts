@@ -15,7 +15,7 @@ import {
 } from '../synth/render';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-export const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--unknown pass|error]
+const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--unknown pass|error]
                        [--include-generated] [--kinds MODULE]
 
 Renders custom resources to the plain Kubernetes manifests the operator would apply, without a
@@ -54,7 +54,7 @@ const sourceOf = (o: Rendered | PassedThrough) => (isPassed(o) ? o.object : o.re
  * The file an output is written to: `<kind>.<name>.yaml`, prefixed by the namespace, of the resource (for
  * its children) or of the document passed through.
  */
-export function outputFileName(o: Rendered | PassedThrough): string {
+function outputFileName(o: Rendered | PassedThrough): string {
   const { kind, metadata } = sourceOf(o);
   return [metadata.namespace, kind.toLowerCase(), metadata.name, 'yaml'].filter(Boolean).join('.');
 }

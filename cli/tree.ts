@@ -7,7 +7,7 @@ import { loadClient } from '../controller/kube/client';
 import { readResources, treeOf, type Tree } from '../controller/tree';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-export const TREE_HELP = `Usage: reconstruct tree KIND[/NAME] [-n NAMESPACE | -A] [-o text|json] [--kubeconfig FILE]
+const TREE_HELP = `Usage: reconstruct tree KIND[/NAME] [-n NAMESPACE | -A] [-o text|json] [--kubeconfig FILE]
                       [--context NAME] [--kinds MODULE]
 
 Shows a resource as the cluster has it: its conditions, and each child its construct wants, with whether

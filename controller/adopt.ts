@@ -6,7 +6,7 @@ import {
   type KubeObject,
   type Manifest,
 } from '../constructs/kit';
-import type { Writer } from './api';
+import type { Writer } from './writer';
 import type { Logger } from './log';
 
 /**

@@ -21,7 +21,7 @@ import {
   type Manifest,
   type ViewKind,
 } from '../constructs/kit';
-import { Writer } from './api';
+import { Writer } from './writer';
 import { EventRecorder } from './events';
 import { ApiError, type KubeClient, type KubeRequest } from './kube/client';
 import { resourcePath, type ResourceType } from './kube/paths';

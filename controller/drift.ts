@@ -12,7 +12,7 @@
  * that follows makes our apply manager own the fields again.
  */
 import type { Manifest } from '../constructs/kit';
-import type { Writer } from './api';
+import type { Writer } from './writer';
 import { firstDifference, hashObject } from './converge';
 import { ApiError } from './kube/client';
 import type { ResourceType } from './kube/paths';
@@ -64,7 +64,7 @@ export function restored(desired: Json, live: Json): Json {
 }
 
 /** The top-level fields (not metadata or status) where `live` does not hold `desired`. */
-export function driftedFields(desired: Manifest, live: Manifest): string[] {
+function driftedFields(desired: Manifest, live: Manifest): string[] {
   const skip = new Set(['apiVersion', 'kind', 'metadata', 'status']);
   return Object.keys(desired).filter(
     (k) => !skip.has(k) && firstDifference((desired as JsonObject)[k], (live as JsonObject)[k]) !== undefined,
@@ -93,7 +93,7 @@ export function repairPatch(desired: Manifest, live: Manifest): Json[] | undefin
 }
 
 /** What applying one child took. */
-export interface DriftApplied {
+interface DriftApplied {
   readonly written: Manifest;
   /** The fields repaired by a patch, when an apply alone could not converge. */
   readonly repaired?: string[];

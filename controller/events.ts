@@ -12,14 +12,14 @@
  */
 import type { CustomResource } from '../constructs/kit';
 import { sleep } from './abortable';
-import type { Writer } from './api';
+import type { Writer } from './writer';
 import { ApiError, isNamespaceTerminating, isNotFound } from './kube/client';
 import { EVENT } from '../constructs/kit/api-kind';
 import type { Logger } from './log';
 
-export type EventType = 'Normal' | 'Warning';
+type EventType = 'Normal' | 'Warning';
 
-export interface EventRecorderOptions {
+interface EventRecorderOptions {
   /** `source.component` and `reportingComponent`. Default: reconstruct. */
   component?: string;
   /** The spam filter's window. Default: 10 minutes. */

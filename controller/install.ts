@@ -35,9 +35,9 @@ export interface InstallOptions {
   readonly serviceMonitor?: boolean;
 }
 
-export const INSTALL_NAME = 'reconstruct-controller';
+const INSTALL_NAME = 'reconstruct-controller';
 /** The label of namespaces whose pods may scrape the metrics (kubebuilder's convention). */
-export const METRICS_NAMESPACE_LABEL = { metrics: 'enabled' };
+const METRICS_NAMESPACE_LABEL = { metrics: 'enabled' };
 /** A smaller young generation: ~25 MB less RSS under bursts, for ~10% more CPU in them (docs/BENCHMARKS.md). */
 export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=4';
 const HEALTH_PORT = 8081;

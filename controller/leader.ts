@@ -13,7 +13,7 @@ import { resourcePath } from './kube/paths';
 import { nullLogger, type Logger } from './log';
 import { sleep } from './abortable';
 
-export interface LeaderElectorOptions {
+interface LeaderElectorOptions {
   namespace: string;
   name: string;
   /** Unique per process (e.g. hostname plus a random suffix). */
@@ -26,7 +26,7 @@ export interface LeaderElectorOptions {
   retryPeriodMs?: number;
 }
 
-export interface LeaderCallbacks {
+interface LeaderCallbacks {
   /** Called once the lease is acquired; the signal aborts when leadership ends (lost or released). */
   onStartedLeading(signal: AbortSignal): void;
   /**
@@ -319,7 +319,7 @@ export class LeaderElector {
 }
 
 /** metav1.MicroTime: RFC 3339 with exactly six fractional digits, as the API server parses it. */
-export function microTime(date: Date): string {
+function microTime(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 

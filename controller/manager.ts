@@ -2,7 +2,7 @@
  * Wires the informers, the work queue and the reconciler for every registered kind: resource events
  * enqueue the resource, child events enqueue their controller owner, a kind's extra watches enqueue what
  * they name, and a periodic resync enqueues everything. Only the resource's own events use the queue's
- * normal lane; the rest refresh, in the background lane (see WorkQueue).
+ * normal priority; the rest refresh, at low priority (see WorkQueue).
  */
 import {
   CUSTOM_RESOURCE_DEFINITION,
@@ -19,18 +19,20 @@ import {
   type KubeObject,
   type LabelMatch,
 } from '../constructs/kit';
-import { Writer } from './api';
+import { Writer } from './writer';
 import { EventRecorder } from './events';
 import { Informer, type InformerObserver, type InformerOptions } from './informer';
 import { KindStates, type KindState } from './kind-states';
+import { objectKey, parseObjectKey } from './object-key';
 import type { KubeClient } from './kube/client';
 import type { ResourceType } from './kube/paths';
 import type { Logger } from './log';
 import type { Metrics } from './metrics';
+import { anyUpdate, metadataOrSpecChanged, type UpdatePredicate } from './predicates';
 import { WorkQueue, runWorkers } from './queue';
 import { Reconciler } from './reconciler';
 
-export interface ManagerOptions {
+interface ManagerOptions {
   /** Namespaces to watch; empty for all. Cluster-scoped kinds are always watched cluster-wide. */
   namespaces: string[];
   workers: number;
@@ -39,32 +41,6 @@ export interface ManagerOptions {
 }
 
 const typeKey = (t: ResourceType) => `${t.apiVersion}/${t.plural}`;
-
-/** A resource's queue key: `apiVersion/Kind|namespace|name`. */
-export function queueKey(definition: Kind, namespace: string | undefined, name: string): string {
-  return `${definition.apiVersion}/${definition.kind}|${namespace ?? ''}|${name}`;
-}
-
-/**
- * Whether an update can change what a reconcile does. Status-only updates of our resources (our own status
- * writes, mostly) cannot: the children depend on the spec (the generation), labels, annotations and
- * metadata that govern deletion. Nor can an update of an object a kind watches by its metadata only (a
- * Memcached's pods) that left the metadata as it was. A resync still reconciles everything, so nothing is
- * lost for good.
- */
-export function worthReconciling(before: KubeObject, after: KubeObject): boolean {
-  const a = before.metadata;
-  const b = after.metadata;
-  return (
-    a.generation !== b.generation ||
-    a.deletionTimestamp !== b.deletionTimestamp ||
-    !sameJson(a.labels, b.labels) ||
-    !sameJson(a.annotations, b.annotations) ||
-    !sameJson(a.finalizers, b.finalizers)
-  );
-}
-
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** What the existence cache keeps of an object: enough to name it. */
 const nameOnly = (obj: KubeObject): KubeObject => ({
@@ -125,7 +101,7 @@ export class Manager implements ClusterView {
       type: ResourceType,
       options: Omit<InformerOptions, 'type' | 'namespace'>,
       onEvent: (obj: KubeObject) => void,
-      worthIt: (before: KubeObject, after: KubeObject) => boolean = () => true,
+      worthIt: UpdatePredicate = anyUpdate,
     ) => {
       const key = typeKey(type);
       const found = this.informers.get(key);
@@ -146,8 +122,8 @@ export class Manager implements ClusterView {
       const own = add(
         definition,
         {},
-        (obj) => this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name)),
-        worthReconciling,
+        (obj) => this.queue.add(objectKey(definition, obj.metadata.namespace, obj.metadata.name)),
+        metadataOrSpecChanged,
       );
       need(definition, own);
     }
@@ -189,10 +165,10 @@ export class Manager implements ClusterView {
           { labelSelector, indexLabels, metadataOnly },
           (obj) => {
             for (const owner of watch.owners(obj)) {
-              if (owner.name) this.queue.add(queueKey(definition, owner.namespace, owner.name), 'background');
+              if (owner.name) this.queue.add(objectKey(definition, owner.namespace, owner.name), 'low');
             }
           },
-          metadataOnly ? worthReconciling : undefined,
+          metadataOnly ? metadataOrSpecChanged : anyUpdate,
         );
         need(definition, found);
       }
@@ -218,11 +194,10 @@ export class Manager implements ClusterView {
   }
 
   private parseQueueKey(key: string): { definition: Kind; namespace?: string; name: string } {
-    const [gvk, namespace, name] = key.split('|');
-    const slash = gvk.lastIndexOf('/');
-    const definition = this.kinds.get(gvk.slice(0, slash), gvk.slice(slash + 1));
+    const { apiVersion, kind, namespace, name } = parseObjectKey(key);
+    const definition = this.kinds.get(apiVersion, kind);
     if (!definition) throw new Error(`no kind for queue key ${key}`);
-    return { definition, namespace: namespace || undefined, name };
+    return { definition, namespace, name };
   }
 
   /**
@@ -232,8 +207,8 @@ export class Manager implements ClusterView {
   private enqueueOwner(obj: KubeObject): void {
     const enqueue = (definition: Kind, name: string) =>
       this.queue.add(
-        queueKey(definition, definition.namespaced ? obj.metadata.namespace : undefined, name),
-        'background',
+        objectKey(definition, definition.namespaced ? obj.metadata.namespace : undefined, name),
+        'low',
       );
     let owned = false;
     for (const ref of obj.metadata.ownerReferences ?? []) {
@@ -262,7 +237,7 @@ export class Manager implements ClusterView {
       obj.metadata.namespace,
       obj.metadata.name,
     )) {
-      this.queue.add(queueKey(definition, namespace, name));
+      this.queue.add(objectKey(definition, namespace, name));
     }
   }
 
@@ -316,7 +291,7 @@ export class Manager implements ClusterView {
   }
 
   /**
-   * Enqueues every resource of every ready kind, as a periodic resync does (in the background lane:
+   * Enqueues every resource of every ready kind, as a periodic resync does (at low priority:
    * nothing changed). A kind that becomes ready, or unavailable, later has its resources enqueued then.
    */
   enqueueAll(): void {
@@ -327,7 +302,7 @@ export class Manager implements ClusterView {
 
   private enqueueKind(definition: Kind): void {
     for (const obj of this.list(definition)) {
-      this.queue.add(queueKey(definition, obj.metadata.namespace, obj.metadata.name), 'background');
+      this.queue.add(objectKey(definition, obj.metadata.namespace, obj.metadata.name), 'low');
     }
   }
 

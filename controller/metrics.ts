@@ -33,7 +33,7 @@ const QUEUE_NAME = 'reconstruct';
 
 const WRITE_VERBS: ReadonlySet<string> = new Set<Verb>(['create', 'update', 'patch', 'delete']);
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** Also export Node.js process metrics (CPU, memory, event loop lag). Default: true. */
   processMetrics?: boolean;
   /** The API server's host:port, the `host` label of rest_client_requests_total. */

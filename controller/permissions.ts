@@ -20,7 +20,7 @@ export interface PolicyRule {
 }
 
 /** The rules, split by where a namespaced install grants them. */
-export interface ScopedRules {
+interface ScopedRules {
   /** On cluster-scoped resources: always in a ClusterRole. */
   readonly cluster: PolicyRule[];
   /** On namespaced resources: a ClusterRole for a cluster-wide install, a Role per watched namespace otherwise. */
@@ -33,7 +33,7 @@ export interface ScopedRules {
 }
 
 /** The namespace of Events about cluster-scoped objects (controller/events.ts writes them there). */
-export const CLUSTER_EVENT_NAMESPACE = 'default';
+const CLUSTER_EVENT_NAMESPACE = 'default';
 
 const ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 

@@ -14,7 +14,7 @@ import {
   type CustomResource,
   type Kind,
 } from '../constructs/kit';
-import type { Writer } from './api';
+import type { Writer } from './writer';
 import type { EventRecorder } from './events';
 import { ownedBy } from './intent';
 import { ApiError } from './kube/client';
@@ -23,7 +23,7 @@ import { objectKey } from './object-key';
 import type { CreatedChild, WriteOnlyChildren } from './write-only';
 
 /** What pruning reads and writes through: the reconciler's. */
-export interface PruneDeps {
+interface PruneDeps {
   readonly view: ClusterView;
   readonly writer: Writer;
   readonly events: EventRecorder;

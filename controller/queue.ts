@@ -4,28 +4,29 @@
  * to two workers at once; a key added while it is being processed is processed again once `done`;
  * failures are retried with per-key exponential backoff.
  *
- * And two lanes, which client-go does not have. A change to a resource itself (new, spec edited,
- * deleted) goes in the `normal` lane; what only refreshes a resource (a child's or a pod's event, a
- * resync, a periodic recheck) goes in the `background` lane, handed out when no normal key waits. In a
+ * And two priorities, as controller-runtime's priority queue has (its handler.LowPriority). A change to a
+ * resource itself (new, spec edited, deleted) is queued at `normal` priority; what only refreshes a
+ * resource (a child's or a pod's event, a resync, a periodic recheck) at `low` priority, handed out when
+ * no normal key waits. In a
  * burst of new resources their children come first, and the status writes their children's events
- * bring come after, instead of competing with them for the workers and the API server. Background keys
- * that have waited `maxBackgroundWaitMs` take every other turn, so a stream of changes never starves them.
+ * bring come after, instead of competing with them for the workers and the API server. Low-priority keys
+ * that have waited `maxLowWaitMs` take every other turn, so a stream of changes never starves them.
  */
 
-/** `normal`: the resource itself changed. `background`: something only worth a refresh. */
-export type Lane = 'normal' | 'background';
+/** `normal`: the resource itself changed. `low`: something only worth a refresh. */
+export type Priority = 'normal' | 'low';
 
-export interface WorkQueueOptions {
+interface WorkQueueOptions {
   /** Delay of the first rate-limited retry of a key; doubles on each failure. Default: 5 ms. */
   baseDelayMs?: number;
   /** Cap of the per-key backoff. Default: 300 000 ms (5 minutes), as client-go. */
   maxDelayMs?: number;
   /**
-   * How long a background key may wait behind normal ones before it takes every other turn. Default:
+   * How long a low-priority key may wait behind normal ones before it takes every other turn. Default:
    * 30 000 ms, longer than a burst of 1,000 new resources takes here (25 s).
    */
-  maxBackgroundWaitMs?: number;
-  /** The clock (ms) of maxBackgroundWaitMs and addAfter's due times. Default: Date.now. */
+  maxLowWaitMs?: number;
+  /** The clock (ms) of maxLowWaitMs and addAfter's due times. Default: Date.now. */
   now?: () => number;
   /** Told of each new key, wait and piece of work, for client-go's workqueue metrics. */
   observer?: QueueObserver;
@@ -46,21 +47,21 @@ export interface QueueObserver {
 export class WorkQueue {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
-  private readonly maxBackgroundWaitMs: number;
+  private readonly maxLowWaitMs: number;
   private readonly now: () => number;
   /** Keys ready to be handed out, in order (a Set keeps insertion order and deletes in O(1)). */
   private readonly normal = new Set<string>();
-  /** Background keys ready to be handed out, in order, with the time each was queued. */
-  private readonly background = new Map<string, number>();
-  /** Keys that need processing, and their lane: queued, or added again while being processed. */
-  private readonly dirty = new Map<string, Lane>();
+  /** Low-priority keys ready to be handed out, in order, with the time each was queued. */
+  private readonly low = new Map<string, number>();
+  /** Keys that need processing, and their priority: queued, or added again while being processed. */
+  private readonly dirty = new Map<string, Priority>();
   /** Keys handed out and not yet `done`. */
   private readonly processing = new Set<string>();
-  /** Keys waiting for addAfter's delay: when they are due, their lane and their timer. */
-  private readonly waiting = new Map<string, { at: number; lane: Lane; timer: NodeJS.Timeout }>();
+  /** Keys waiting for addAfter's delay: when they are due, their priority and their timer. */
+  private readonly waiting = new Map<string, { at: number; priority: Priority; timer: NodeJS.Timeout }>();
   private readonly failures = new Map<string, number>();
-  /** Whether the last key handed out was a background one (overdue ones alternate with normal ones). */
-  private lastWasBackground = false;
+  /** Whether the last key handed out was a low-priority one (overdue ones alternate with normal ones). */
+  private lastWasLow = false;
   private readonly getters: (() => void)[] = [];
   private drainers: (() => void)[] = [];
   private shuttingDown = false;
@@ -72,57 +73,57 @@ export class WorkQueue {
   constructor(options: WorkQueueOptions = {}) {
     this.baseDelayMs = options.baseDelayMs ?? 5;
     this.maxDelayMs = options.maxDelayMs ?? 300_000;
-    this.maxBackgroundWaitMs = options.maxBackgroundWaitMs ?? 30_000;
+    this.maxLowWaitMs = options.maxLowWaitMs ?? 30_000;
     this.now = options.now ?? Date.now;
     this.observer = options.observer;
   }
 
   /**
-   * Queues the key in the lane, unless it is queued already (a background key added to the normal lane
-   * moves there); if it is being processed, it is queued again once done.
+   * Queues the key at the priority, unless it is queued already (a low-priority key added at normal
+   * priority moves up); if it is being processed, it is queued again once done.
    */
-  add(key: string, lane: Lane = 'normal'): void {
+  add(key: string, priority: Priority = 'normal'): void {
     if (this.shuttingDown) return;
     const was = this.dirty.get(key);
-    if (was === lane || was === 'normal') return;
+    if (was === priority || was === 'normal') return;
     if (was === undefined) this.observer?.added();
-    this.dirty.set(key, lane);
+    this.dirty.set(key, priority);
     if (this.processing.has(key)) return;
-    if (was === 'background') this.background.delete(key);
-    this.enqueue(key, lane);
+    if (was === 'low') this.low.delete(key);
+    this.enqueue(key, priority);
   }
 
-  private enqueue(key: string, lane: Lane): void {
+  private enqueue(key: string, priority: Priority): void {
     if (!this.queuedAt.has(key)) this.queuedAt.set(key, this.now());
-    if (lane === 'normal') this.normal.add(key);
-    else this.background.set(key, this.now());
+    if (priority === 'normal') this.normal.add(key);
+    else this.low.set(key, this.now());
     this.getters.shift()?.();
   }
 
   /**
    * Adds the key after the delay. A key already waiting keeps the earlier of the two times, and the normal
-   * lane if either asked for it.
+   * priority if either asked for it.
    */
-  addAfter(key: string, delayMs: number, lane: Lane = 'normal'): void {
+  addAfter(key: string, delayMs: number, priority: Priority = 'normal'): void {
     if (this.shuttingDown) return;
     if (!(delayMs > 0)) {
-      this.add(key, lane);
+      this.add(key, priority);
       return;
     }
     const at = this.now() + delayMs;
     const pending = this.waiting.get(key);
     if (pending) {
-      if (pending.lane === 'normal') lane = 'normal';
-      pending.lane = lane;
+      if (pending.priority === 'normal') priority = 'normal';
+      pending.priority = priority;
       if (pending.at <= at) return;
       clearTimeout(pending.timer);
     }
     const entry = {
       at,
-      lane,
+      priority,
       timer: setTimeout(() => {
         this.waiting.delete(key);
-        this.add(key, entry.lane);
+        this.add(key, entry.priority);
       }, delayMs),
     };
     this.waiting.set(key, entry);
@@ -169,31 +170,31 @@ export class WorkQueue {
   }
 
   /**
-   * The first normal key; the oldest background key when no normal key waits, or every other turn once it
-   * has waited maxBackgroundWaitMs (overdue refreshes then share the workers with changes, half and half).
+   * The first normal key; the oldest low-priority key when no normal key waits, or every other turn once it
+   * has waited maxLowWaitMs (overdue refreshes then share the workers with changes, half and half).
    */
   private next(): string | undefined {
-    const [oldest] = this.background;
-    const overdue = oldest !== undefined && this.now() - oldest[1] >= this.maxBackgroundWaitMs;
-    if (oldest && (this.normal.size === 0 || (overdue && !this.lastWasBackground))) {
-      this.background.delete(oldest[0]);
-      this.lastWasBackground = true;
+    const [oldest] = this.low;
+    const overdue = oldest !== undefined && this.now() - oldest[1] >= this.maxLowWaitMs;
+    if (oldest && (this.normal.size === 0 || (overdue && !this.lastWasLow))) {
+      this.low.delete(oldest[0]);
+      this.lastWasLow = true;
       return oldest[0];
     }
     const [key] = this.normal;
     if (key !== undefined) this.normal.delete(key);
-    this.lastWasBackground = false;
+    this.lastWasLow = false;
     return key;
   }
 
-  /** Marks the key as processed; if it was added meanwhile, it is queued again, in its lane. */
+  /** Marks the key as processed; if it was added meanwhile, it is queued again, in its priority. */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
     const started = this.startedAt.get(key);
     this.startedAt.delete(key);
     if (started !== undefined) this.observer?.worked((this.now() - started) / 1000);
-    const lane = this.dirty.get(key);
-    if (lane) this.enqueue(key, lane);
+    const priority = this.dirty.get(key);
+    if (priority) this.enqueue(key, priority);
     if (this.processing.size === 0) {
       const drainers = this.drainers;
       this.drainers = [];
@@ -201,9 +202,9 @@ export class WorkQueue {
     }
   }
 
-  /** Keys ready to be processed, both lanes (not those waiting for a delay nor those being processed). */
+  /** Keys ready to be processed, both priorities (not those waiting for a delay nor those being processed). */
   get length(): number {
-    return this.normal.size + this.background.size;
+    return this.normal.size + this.low.size;
   }
 
   /** Keys being processed right now. */
@@ -251,7 +252,7 @@ export class WorkQueue {
 }
 
 /** What a handler may ask for: a fresh look after the delay, even if nothing changes. */
-export type HandleResult = { requeueAfterMs?: number } | void;
+type HandleResult = { requeueAfterMs?: number } | void;
 
 /**
  * Runs `workers` loops that take keys from the queue and handle them, as a controller-runtime
@@ -273,8 +274,7 @@ export async function runWorkers(
         const result = await handle(key);
         queue.forget(key);
         // A recheck the handler asked for refreshes; it does not go before changes.
-        if (result && result.requeueAfterMs !== undefined)
-          queue.addAfter(key, result.requeueAfterMs, 'background');
+        if (result && result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs, 'low');
       } catch (err) {
         try {
           onError(key, err);

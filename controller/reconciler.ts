@@ -24,7 +24,7 @@ import {
   type Readiness,
 } from '../constructs/kit';
 import { withGeneratedValues } from '../constructs/kit/child-policy';
-import type { Writer } from './api';
+import type { Writer } from './writer';
 import { adopt } from './adopt';
 import { Blockers, type BlockedResource } from './blocked';
 import { applyNeeded } from './converge';

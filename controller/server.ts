@@ -3,13 +3,13 @@ import * as http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 
 /** One line of `/readyz?verbose`: `[+]name message` when ok, else `[-]name message`. */
-export interface ReadyCheck {
+interface ReadyCheck {
   readonly name: string;
   readonly ok: boolean;
   readonly message: string;
 }
 
-export interface HealthServerOptions {
+interface HealthServerOptions {
   /** /readyz answers 200 when this returns true, else 503. Default: always ready. */
   ready?: () => boolean;
   /** The checks `/readyz?verbose` lists, as the API server's own /readyz?verbose does. */
@@ -86,7 +86,7 @@ export class HealthServer {
 }
 
 /** `host:port`, `:port`, `port` or `[v6]:port`; host defaults to all interfaces. */
-export function parseAddress(address: string): { host?: string; port: number } {
+function parseAddress(address: string): { host?: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address) ?? /^()()(\d+)$/.exec(address);
   if (!m) throw new Error(`address "${address}" is not host:port`);
   const port = Number(m[3]);

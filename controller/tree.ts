@@ -19,7 +19,7 @@ import {
 import { ApiError, type KubeClient } from './kube/client';
 import { resourcePath } from './kube/paths';
 
-export interface TreeChild {
+interface TreeChild {
   readonly apiVersion: string;
   readonly kind: string;
   readonly namespace?: string;

@@ -7,7 +7,7 @@
  */
 import { isWriteOnly, type ApiKind, type CustomResource, type Kind, type Manifest } from '../constructs/kit';
 import { withGeneratedValues } from '../constructs/kit/child-policy';
-import type { Writer } from './api';
+import type { Writer } from './writer';
 import { ApiError } from './kube/client';
 import { objectKey } from './object-key';
 
@@ -20,7 +20,7 @@ export interface CreatedChild {
 }
 
 /** The default of WriteOnlyChildren's recheckMs: the default resync. */
-export const WRITE_ONLY_RECHECK_MS = 600_000;
+const WRITE_ONLY_RECHECK_MS = 600_000;
 
 const byName = (a: CreatedChild, b: CreatedChild) =>
   `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`);

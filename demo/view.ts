@@ -52,7 +52,7 @@ export interface Snapshot {
   nodes: KubeObject[];
 }
 
-export interface ResourceView {
+interface ResourceView {
   /** `Kind namespace/name`. */
   title: string;
   lines: string[];
@@ -84,7 +84,7 @@ const same = (a: { kind: string; metadata: { name: string; namespace?: string } 
 const num = (value: unknown) => (typeof value === 'number' ? value : 0);
 
 /** A status field, short: lists show their first items, maps as key=value. */
-export function formatValue(value: unknown): string {
+function formatValue(value: unknown): string {
   if (Array.isArray(value)) {
     const shown = value.slice(0, 3).map(formatValue);
     if (value.length > 3) shown.push(`+${value.length - 3} more`);
@@ -99,7 +99,7 @@ export function formatValue(value: unknown): string {
 }
 
 /** One child's state in a few words, and whether it is where it should be. */
-export function childState(live: KubeObject): { done: boolean; state: string } {
+function childState(live: KubeObject): { done: boolean; state: string } {
   switch (live.kind) {
     case 'Deployment': {
       const replicas = typeof live.spec?.replicas === 'number' ? live.spec.replicas : 1;
@@ -198,7 +198,7 @@ function memberRows(pool: KubeObject, nodes: KubeObject[]): Row[] {
 const mark = (done: boolean) => (done ? '✓' : '…');
 
 /** The view of one applied resource. */
-export function resourceView(applied: Applied, snapshot: Snapshot): ResourceView {
+function resourceView(applied: Applied, snapshot: Snapshot): ResourceView {
   const title = `${applied.kind} ${applied.namespace ? `${applied.namespace}/` : ''}${applied.name}`;
   const live = snapshot.resources.find((r) => same(r, applied));
   if (!live) {

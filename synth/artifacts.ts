@@ -98,7 +98,7 @@ async function renderTypes(kinds: readonly Kind[]): Promise<string> {
   return parts.join('\n');
 }
 
-export interface ArtifactOptions {
+interface ArtifactOptions {
   /** Folder of the CRD YAML files. */
   readonly crds?: string;
   /** File of the types; `{kind}` in it (the kind's type name in kebab case) makes one file per kind. */

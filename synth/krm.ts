@@ -25,7 +25,7 @@ export interface KrmResult {
   file?: { path: string };
 }
 
-export interface KrmOptions {
+interface KrmOptions {
   readonly kinds: KindRegistry;
   readonly includeGenerated?: boolean;
 }

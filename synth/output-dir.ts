@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 
 /** The list of the files the last render wrote into a folder, one name a line. */
-export const RENDERED_LIST = '.reconstruct-rendered';
+const RENDERED_LIST = '.reconstruct-rendered';
 
 const plainName = (name: string) => name !== '' && !name.includes('/') && !name.startsWith('.');
 

@@ -49,7 +49,7 @@ function listFiles(path: string): string[] {
 }
 
 /** How `-` (standard input) is named in problems and output headers. */
-export const STDIN = '<stdin>';
+const STDIN = '<stdin>';
 
 const cannotRead = (file: string, err: unknown): ReadItem => ({
   problem: { file, resource: '-', message: `cannot read: ${(err as Error).message}` },

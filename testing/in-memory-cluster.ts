@@ -27,7 +27,7 @@ import {
   type Manifest,
   type ViewKind,
 } from '../constructs/kit';
-import type { Writer } from '../controller/api';
+import type { Writer } from '../controller/writer';
 import { EventRecorder } from '../controller/events';
 import { ApiError } from '../controller/kube/client';
 import { createLogger } from '../controller/log';

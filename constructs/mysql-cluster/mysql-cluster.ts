@@ -9,14 +9,14 @@ export type MysqlClusterProps = ResourceProps<MysqlClusterSpec>;
 /** Every child and member pod carries it, with the Cluster's name. */
 export const MYSQL_CLUSTER_LABEL = 'v1alpha1.mysql.oracle.com/cluster';
 /** On member pods of a multi-master cluster: `primary`. */
-export const ROLE_LABEL = 'v1alpha1.mysql.oracle.com/role';
-export const MYSQL_PORT = 3306;
+const ROLE_LABEL = 'v1alpha1.mysql.oracle.com/role';
+const MYSQL_PORT = 3306;
 /** The group replication port each member's agent reaches the others on. */
-export const GROUP_REPLICATION_PORT = 13306;
+const GROUP_REPLICATION_PORT = 13306;
 /** The agent's health endpoints (`/live`, `/ready`). */
-export const AGENT_HEALTH_PORT = 10512;
+const AGENT_HEALTH_PORT = 10512;
 /** The key of the root password in its Secret, generated or the user's. */
-export const ROOT_PASSWORD_KEY = 'password';
+const ROOT_PASSWORD_KEY = 'password';
 const PASSWORD_LENGTH = 16;
 
 const DATA_VOLUME = 'mysqlvolume';
@@ -56,7 +56,7 @@ export function replicationGroupSeeds(name: string, members: number): string {
  * The server container's script: the member's ordinal from its host name (`<name>-<ordinal>`) gives its
  * server_id, then the image's entrypoint starts mysqld with the group replication settings.
  */
-export function serverScript(name: string, spec: MysqlClusterSpecWithDefaults): string {
+function serverScript(name: string, spec: MysqlClusterSpecWithDefaults): string {
   const flags = [
     '--server_id=$(expr $base + $index)',
     '--datadir=/var/lib/mysql',

@@ -18,10 +18,10 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 import type { Transport } from './transport';
 
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** How long credentials are reused before reading them again (as client-go's token file). */
-export const CREDENTIALS_TTL_MS = 30_000;
+const CREDENTIALS_TTL_MS = 30_000;
 
 export interface KubeconfigOptions {
   /** A kubeconfig file; default: KUBECONFIG, ~/.kube/config, then the in-cluster service account. */
@@ -35,7 +35,7 @@ export interface KubeconfigOptions {
 }
 
 /** A cluster stanza, in the shape of client-node's `Cluster` (the fallback hands it over as is). */
-export interface KubeconfigCluster {
+interface KubeconfigCluster {
   name: string;
   /** Where it was defined, for messages: `kubeconfig /path` or `in-cluster config /dir`. */
   origin: string;
@@ -49,7 +49,7 @@ export interface KubeconfigCluster {
 }
 
 /** A user stanza, in the shape of client-node's `User` (plus what only the native reader knows). */
-export interface KubeconfigUser {
+interface KubeconfigUser {
   /** Empty for a context without a user: no credentials. */
   name: string;
   /** Where it was defined, for messages. */

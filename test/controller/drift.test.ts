@@ -1,6 +1,6 @@
 /** The drift repair's decisions: what it restores, what it keeps, and when it stops trying. */
 import { DEPLOYMENT, SERVICE, type Manifest } from '../../constructs';
-import type { Writer } from '../../controller/api';
+import type { Writer } from '../../controller/writer';
 import { DriftRepair, repairPatch, restored } from '../../controller/drift';
 import { ApiError } from '../../controller/kube/client';
 import { createLogger } from '../../controller/log';

@@ -1,4 +1,4 @@
-import type { Writer } from '../../controller/api';
+import type { Writer } from '../../controller/writer';
 import { EventRecorder } from '../../controller/events';
 import { ApiError } from '../../controller/kube/client';
 import type { Logger } from '../../controller/log';

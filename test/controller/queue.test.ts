@@ -46,12 +46,12 @@ describe('WorkQueue', () => {
     await expect(next).resolves.toBe('x');
   });
 
-  describe('lanes', () => {
-    test('normal keys go before background keys, each lane in order', async () => {
+  describe('priorities', () => {
+    test('normal keys go before low-priority keys, each priority in order', async () => {
       const q = new WorkQueue();
-      q.add('refresh-1', 'background');
+      q.add('refresh-1', 'low');
       q.add('new-1');
-      q.add('refresh-2', 'background');
+      q.add('refresh-2', 'low');
       q.add('new-2');
       expect(q.length).toBe(4);
       const order = [];
@@ -59,40 +59,40 @@ describe('WorkQueue', () => {
       expect(order).toEqual(['new-1', 'new-2', 'refresh-1', 'refresh-2']);
     });
 
-    test('a background key added normally moves to the normal lane; the reverse changes nothing', async () => {
+    test('a low-priority key added normally moves to normal priority; the reverse changes nothing', async () => {
       const q = new WorkQueue();
       q.add('a');
-      q.add('b', 'background');
+      q.add('b', 'low');
       q.add('b');
-      q.add('a', 'background');
-      q.add('c', 'background');
+      q.add('a', 'low');
+      q.add('c', 'low');
       expect(q.length).toBe(3);
       expect([await q.get(), await q.get(), await q.get()]).toEqual(['a', 'b', 'c']);
     });
 
-    test('a key re-added while processing comes back in the lane it was re-added in', async () => {
+    test('a key re-added while processing comes back at the priority it was re-added at', async () => {
       const q = new WorkQueue();
       q.add('a');
-      q.add('z', 'background');
+      q.add('z', 'low');
       expect(await q.get()).toBe('a');
-      q.add('a', 'background');
+      q.add('a', 'low');
       q.done('a');
       expect(await q.get()).toBe('z');
       expect(await q.get()).toBe('a');
       q.done('a');
-      q.add('b', 'background');
+      q.add('b', 'low');
       expect(await q.get()).toBe('b');
-      q.add('b', 'background');
+      q.add('b', 'low');
       q.add('b');
-      q.add('y', 'background');
+      q.add('y', 'low');
       q.done('b');
       expect(await q.get()).toBe('b');
     });
 
-    test('overdue background keys take every other turn while normal keys wait', async () => {
+    test('overdue low-priority keys take every other turn while normal keys wait', async () => {
       let now = 0;
-      const q = new WorkQueue({ maxBackgroundWaitMs: 1000, now: () => now });
-      for (const key of ['b1', 'b2', 'b3']) q.add(key, 'background');
+      const q = new WorkQueue({ maxLowWaitMs: 1000, now: () => now });
+      for (const key of ['b1', 'b2', 'b3']) q.add(key, 'low');
       for (const key of ['n1', 'n2', 'n3', 'n4']) q.add(key);
       now = 1000;
       const order = [];
@@ -100,12 +100,12 @@ describe('WorkQueue', () => {
       expect(order).toEqual(['b1', 'n1', 'b2', 'n2', 'b3', 'n3', 'n4']);
     });
 
-    test('a background key that waited maxBackgroundWaitMs goes before normal keys', async () => {
+    test('a low-priority key that waited maxLowWaitMs goes before normal keys', async () => {
       let now = 0;
-      const q = new WorkQueue({ maxBackgroundWaitMs: 1000, now: () => now });
-      q.add('old', 'background');
+      const q = new WorkQueue({ maxLowWaitMs: 1000, now: () => now });
+      q.add('old', 'low');
       now = 500;
-      q.add('young', 'background');
+      q.add('young', 'low');
       q.add('new-1');
       q.add('new-2');
       q.add('new-3');
@@ -140,13 +140,13 @@ describe('WorkQueue', () => {
       expect(q.length).toBe(2);
     });
 
-    test('addAfter keeps its lane; a waiting key asked for again in the normal lane comes in it', async () => {
+    test('addAfter keeps its priority; a waiting key asked for again at normal priority comes at it', async () => {
       const q = new WorkQueue();
-      q.addAfter('later', 100, 'background');
-      q.addAfter('promoted', 100, 'background');
+      q.addAfter('later', 100, 'low');
+      q.addAfter('promoted', 100, 'low');
       q.addAfter('promoted', 300);
       q.addAfter('earlier', 200);
-      q.addAfter('earlier', 50, 'background');
+      q.addAfter('earlier', 50, 'low');
       jest.advanceTimersByTime(100);
       q.add('now');
       expect(q.length).toBe(4);

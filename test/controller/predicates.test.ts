@@ -1,5 +1,5 @@
 import type { KubeObject } from '../../controller/informer';
-import { worthReconciling } from '../../controller/manager';
+import { annotationsChanged, generationChanged, metadataOrSpecChanged } from '../../controller/predicates';
 
 const base: KubeObject = {
   apiVersion: 'cache.example.com/v1alpha1',
@@ -22,9 +22,9 @@ const changed = (patch: Partial<KubeObject['metadata']>, rest: Partial<KubeObjec
   metadata: { ...base.metadata, resourceVersion: '11', ...patch },
 });
 
-describe('worthReconciling', () => {
+describe('metadataOrSpecChanged', () => {
   it('skips an update that changed status only (our own status writes)', () => {
-    expect(worthReconciling(base, changed({}, { status: { nodes: ['mc-1'] } }))).toBe(false);
+    expect(metadataOrSpecChanged(base, changed({}, { status: { nodes: ['mc-1'] } }))).toBe(false);
   });
 
   it.each([
@@ -34,6 +34,15 @@ describe('worthReconciling', () => {
     ['a finalizer change', changed({ finalizers: ['x/y'] })],
     ['a deletion', changed({ deletionTimestamp: '2026-11-21T00:00:00Z' })],
   ])('reconciles %s', (_, after) => {
-    expect(worthReconciling(base, after)).toBe(true);
+    expect(metadataOrSpecChanged(base, after)).toBe(true);
+  });
+});
+
+describe('named predicates', () => {
+  it('each passes on its own field only', () => {
+    const spec = changed({ generation: 2 });
+    const note = changed({ annotations: {} });
+    expect([generationChanged(base, spec), generationChanged(base, note)]).toEqual([true, false]);
+    expect([annotationsChanged(base, note), annotationsChanged(base, spec)]).toEqual([true, false]);
   });
 });
