@@ -1,14 +1,18 @@
 /**
  * One child as the controller handles it (an Intent: what was rendered, its policy, what each write
- * sends), what the apply phase made of it (a ChildOutcome), and whether an object is a resource's own.
+ * sends), what the apply phase made of it (a ChildOutcome), whether an object is a resource's own, and
+ * which sibling a child still waits for.
  */
 import {
   OWNER_UID_ANNOTATION,
   RETAIN_ANNOTATION,
+  childReadiness,
   type ApiKind,
+  type ClusterView,
   type Kind,
   type KubeObject,
   type Manifest,
+  type Readiness,
 } from '../constructs/kit';
 import { onlyFields, policyOf, withoutFields, type ParsedChildPolicy } from '../constructs/kit/child-policy';
 import { withAppliedHash } from './converge';
@@ -73,4 +77,24 @@ export interface ChildOutcome {
   readonly undiscovered?: boolean;
   /** A conflict's object key, when its object is one the existence caches watch. */
   readonly blocker?: string;
+}
+
+/**
+ * The first sibling the child waits for (its policy's `waitFor`) that is not ready, with why; undefined
+ * when it may go ahead.
+ */
+export function waitingFor(
+  intent: Intent,
+  all: readonly Intent[],
+  view: ClusterView,
+  namespace: string | undefined,
+): Readiness | undefined {
+  for (const { kind, name } of intent.policy.waitFor) {
+    const sibling = all.find((i) => i.child.kind === kind && i.child.metadata.name === name);
+    if (!sibling) continue; // synthesize refuses a wait for a child it did not render
+    const ns = sibling.type.namespaced ? (sibling.child.metadata.namespace ?? namespace) : undefined;
+    const readiness = childReadiness(sibling.child, view.get(sibling.type, ns, name));
+    if (!readiness.ready) return readiness;
+  }
+  return undefined;
 }

@@ -12,7 +12,6 @@ import {
   ADOPT_ANNOTATION,
   RELEASED_FROM_ANNOTATION,
   SpecError,
-  childReadiness,
   isWriteOnly,
   synthesize,
   type ClusterView,
@@ -29,7 +28,7 @@ import { adopt } from './adopt';
 import { Blockers, type BlockedResource } from './blocked';
 import { applyNeeded } from './converge';
 import { DriftRepair } from './drift';
-import { intentOf, ownedBy, type ChildOutcome, type Intent } from './intent';
+import { intentOf, ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import type { EventRecorder } from './events';
 import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/client';
 import type { Logger } from './log';
@@ -312,7 +311,7 @@ export class Reconciler {
       undiscovered: isOwnerKindUndiscovered(err),
     });
     if (isWriteOnly(type)) {
-      const blocker = this.blocker(intent, desired, namespace);
+      const blocker = waitingFor(intent, desired, this.view, namespace);
       if (blocker) return { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
       try {
         const outcome = await this.writeOnly.create(key, type, child, created);
@@ -349,7 +348,7 @@ export class Reconciler {
       }
       return { kind: 'adopted', label: `${label} (adopted)` }; // Its watch event brings the apply.
     }
-    const blocker = this.blocker(intent, desired, namespace);
+    const blocker = waitingFor(intent, desired, this.view, namespace);
     if (blocker) return { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
     if (live) this.unseen.get(key)?.delete(childKey);
     if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
@@ -407,22 +406,6 @@ export class Reconciler {
     );
     if (generation !== undefined) this.syntheses.set(key, { uid, generation, intents });
     return intents;
-  }
-
-  /** The first sibling this child waits for that is not ready, with why; undefined when it may go ahead. */
-  private blocker(
-    intent: Intent,
-    all: readonly Intent[],
-    namespace: string | undefined,
-  ): Readiness | undefined {
-    for (const { kind, name } of intent.policy.waitFor) {
-      const sibling = all.find((i) => i.child.kind === kind && i.child.metadata.name === name);
-      if (!sibling) continue; // synthesize refuses a wait for a child it did not render
-      const ns = sibling.type.namespaced ? (sibling.child.metadata.namespace ?? namespace) : undefined;
-      const readiness = childReadiness(sibling.child, this.view.get(sibling.type, ns, name));
-      if (!readiness.ready) return readiness;
-    }
-    return undefined;
   }
 
   private async runSync(

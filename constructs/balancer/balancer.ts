@@ -17,7 +17,7 @@ export type BalancerProps = ResourceProps<BalancerSpec>;
 export type BalancerPort = BalancerSpec['ports'][number];
 export type BalancerBackend = BalancerSpec['backends'][number];
 
-/** The label on the proxy pods and on every backend Service, as in seed 004. */
+/** The label on the proxy pods and on every backend Service. */
 export const BALANCER_LABEL = 'balancer.exposer.hliangzhao.io/balancer-name';
 /** The pod template annotation whose change rolls the proxy when, and only when, nginx.conf changes. */
 export const CONFIG_HASH_ANNOTATION = 'balancer.exposer.hliangzhao.io/configmap-hash';
@@ -31,7 +31,7 @@ export const balancerNames = {
 
 /**
  * nginx.conf of the proxy: one stream server per port, each proxying to an upstream that lists every
- * backend Service in spec order with its weight (seed 004, section 2.5.3, without its invalid `tcp`).
+ * backend Service in spec order with its weight (a stream upstream takes no `tcp` parameter).
  */
 export function nginxConf(name: string, spec: Pick<BalancerSpec, 'ports' | 'backends'>): string {
   const lines = ['events {', '    worker_connections 1024;', '}', 'stream {'];
@@ -71,7 +71,7 @@ function checkUnique(items: { name: string }[], field: string): void {
 }
 
 /**
- * An nginx proxy stack with weighted backends (seed 004): a front-end Service `<name>` selecting the
+ * An nginx proxy stack with weighted backends: a front-end Service `<name>` selecting the
  * proxy pod, a ConfigMap `<name>-proxy-configmap` with nginx.conf, the proxy Deployment `<name>proxy`,
  * and one Service `<name>-<backend>-backend` per backend.
  */

@@ -1,5 +1,5 @@
 /**
- * Balancer (`exposer.hliangzhao.io/v1alpha1`, seed 004): an nginx proxy that spreads a front-end
+ * Balancer (`exposer.hliangzhao.io/v1alpha1`): an nginx proxy that spreads a front-end
  * Service's traffic over weighted backend Services; the status counts the backend Services.
  */
 import {

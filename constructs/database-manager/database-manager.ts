@@ -8,7 +8,7 @@ import type { DatabaseManagerSpec, DatabaseManagerSpecWithDefaults } from './typ
 export type DatabaseManagerProps = ResourceProps<DatabaseManagerSpec>;
 export type DatabaseType = NonNullable<DatabaseManagerSpec['dbtype']>;
 
-/** The image of each database type (seed 003). */
+/** The image of each database type. */
 export const DATABASE_IMAGES: Record<DatabaseType, string> = {
   mysql: 'mysql:5.7',
   mariadb: 'mariadb:10.7.1',
@@ -24,7 +24,7 @@ export function databaseDeploymentName(props: DatabaseManagerProps): string {
 }
 
 /**
- * A MySQL or MariaDB Deployment named `spec.deploymentName` (seed 003). The selector names the resource
+ * A MySQL or MariaDB Deployment named `spec.deploymentName`. The selector names the resource
  * and the Deployment, never the database type, because a selector is immutable: switching mysql to
  * mariadb rolls the pods of the same Deployment.
  */

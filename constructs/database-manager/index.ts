@@ -1,5 +1,5 @@
 /**
- * DatabaseManager (`coolops.cn/v1alpha1`, short name `dm`, seed 003): a MySQL or MariaDB Deployment named
+ * DatabaseManager (`coolops.cn/v1alpha1`, short name `dm`): a MySQL or MariaDB Deployment named
  * `spec.deploymentName`; `status.availableReplicas` mirrors it.
  */
 import { DEPLOYMENT, customResourceClass, defineKind } from '../kit';

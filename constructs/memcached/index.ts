@@ -1,5 +1,5 @@
 /**
- * Memcached (`cache.example.com/v1alpha1`, seed 000): a memcached Deployment of `spec.size` pods and a
+ * Memcached (`cache.example.com/v1alpha1`): a memcached Deployment of `spec.size` pods and a
  * Service in front of them; `status.nodes` lists the pods' names.
  */
 import { DEPLOYMENT, POD, SERVICE, customResourceClass, defineKind } from '../kit';

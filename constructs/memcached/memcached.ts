@@ -10,7 +10,7 @@ export const MEMCACHED_PORT = 11211;
 export type MemcachedProps = ResourceProps<MemcachedSpec>;
 
 /**
- * A memcached Deployment of `spec.size` pods and a Service `<name>` in front of them (seed 000).
+ * A memcached Deployment of `spec.size` pods and a Service `<name>` in front of them.
  * Pods are labelled `app: memcached` and `memcached_cr: <name>`.
  */
 export class Memcached extends Construct {

@@ -1,5 +1,5 @@
 /**
- * MySQL Cluster (`mysql.oracle.com/v1alpha1`, kind `Cluster`, seed 002): a StatefulSet of MySQL servers in
+ * MySQL Cluster (`mysql.oracle.com/v1alpha1`, kind `Cluster`): a StatefulSet of MySQL servers in
  * group replication with a mysql-agent each, a headless Service, and a root password Secret the controller
  * generates once. The status counts the members, says which version they all run, and why the cluster is
  * not Ready: `Creating`, `Scaling`, `Upgrading`, or the child that blocks.

@@ -95,7 +95,7 @@ function serverScript(name: string, spec: MysqlClusterSpecWithDefaults): string 
 type Json = Record<string, unknown>;
 
 /**
- * A MySQL InnoDB cluster (seed 002, Oracle's mysql-operator): the root password Secret
+ * A MySQL InnoDB cluster, as Oracle's mysql-operator builds it: the root password Secret
  * `<name>-root-password` (unless `spec.rootPasswordSecret` names the user's), created once with a
  * generated password and never rewritten; the headless Service `<name>`; and the StatefulSet `<name>` of
  * `members` pods, each a MySQL server in group replication beside a mysql-agent. Data volumes come from

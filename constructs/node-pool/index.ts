@@ -1,5 +1,5 @@
 /**
- * NodePool (`nodes.lailin.xyz/v1`, cluster-scoped, seed 001): a RuntimeClass `node-pool-<name>`, and the
+ * NodePool (`nodes.lailin.xyz/v1`, cluster-scoped): a RuntimeClass `node-pool-<name>`, and the
  * pool's labels and taints on every member node (a node labelled `node-role.kubernetes.io/<name>`),
  * removed again from nodes that leave the pool and, through a finalizer, when the pool is deleted.
  */

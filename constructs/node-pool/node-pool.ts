@@ -50,7 +50,7 @@ function membershipOf(spec: NodePoolSpecWithDefaults): Membership {
 }
 
 /**
- * A NodePool's RuntimeClass `node-pool-<name>` (seed 001): pods that name it are scheduled onto the
+ * A NodePool's RuntimeClass `node-pool-<name>`: pods that name it are scheduled onto the
  * pool's nodes (node selector = spec.labels) and tolerate the pool's taints, in order. cdk8s-plus-27 has
  * no RuntimeClass, so this is a plain API object.
  */
