@@ -6,7 +6,8 @@ import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { get } from 'node:http';
 import { freePort } from '../controller/server';
-import { exited, sleep, spawnDetached } from './process';
+import { sleep } from '../controller/abortable';
+import { exited, spawnDetached } from './process';
 
 /** The controller's own bound on finishing in-flight work is 20 s; this leaves it room to exit. */
 const STOP_GRACE_MS = 25_000;

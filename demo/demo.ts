@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { LABEL_MANAGED_BY, MANAGER, builtinKinds as kinds, memberLabel } from '../constructs';
 import { ClusterScripts, type Cluster, type Kubectl } from './cluster';
 import { ControllerProcess } from './controller';
-import { sleep } from './process';
+import { sleep } from '../controller/abortable';
 import { render, type Applied, type KubeObject, type Snapshot } from './view';
 
 const HELP = `Usage: npm run demo [-- OPTIONS]   (or: node dist/demo/demo.js [OPTIONS])

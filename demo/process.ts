@@ -54,17 +54,3 @@ export function exited(child: ChildProcess): Promise<number> {
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });
 }
-
-/** Waits `ms`, or less when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
