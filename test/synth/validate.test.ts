@@ -12,7 +12,7 @@ import {
   type CustomResourceDefinition,
   type JSONSchemaProps,
 } from '../../constructs';
-import { ruleSyntaxError } from '../../synth/cel';
+import { ruleSyntaxError } from '../../synth/validate/cel';
 import { validateResource } from '../../synth/validate';
 import type { FieldError } from '../../synth/validate';
 
