@@ -1,0 +1,120 @@
+/**
+ * What the bench sees through its own watches (one informer each for Memcached, Deployment and Service): when
+ * each resource was created, when its children were applied, when it became Ready, and its Deployment's
+ * replicas. "Applied" means delivered by this watch, the same for the controller and the baseline.
+ */
+import { DEPLOYMENT, SERVICE } from '../../constructs';
+import { Informer, type KubeObject } from '../../controller/informer';
+import type { KubeClient } from '../../controller/kube/client';
+import { MEMCACHED, isReady } from './cluster';
+import { now } from './support';
+
+export class Observer {
+  created = new Map<string, number>();
+  deploymentSeen = new Map<string, number>();
+  serviceSeen = new Map<string, number>();
+  readyAt = new Map<string, number>();
+  replicas = new Map<string, number>();
+  uids = new Map<string, string>();
+  statusChanges = 0;
+  private replicaWaiters = new Map<string, { want: number; resolve: () => void }>();
+  private readonly informers: Informer[];
+
+  constructor(client: KubeClient, namespace: string) {
+    this.informers = [
+      new Informer(
+        client,
+        { type: MEMCACHED, namespace },
+        {
+          onAdd: (obj) => this.memcached(obj),
+          onUpdate: (old, obj) => {
+            if (JSON.stringify(old.status) !== JSON.stringify(obj.status)) this.statusChanges++;
+            this.memcached(obj);
+          },
+        },
+      ),
+      new Informer(
+        client,
+        { type: DEPLOYMENT, namespace },
+        {
+          onAdd: (obj) => this.deployment(obj),
+          onUpdate: (_, obj) => this.deployment(obj),
+        },
+      ),
+      new Informer(client, { type: SERVICE, namespace }, { onAdd: (obj) => this.service(obj) }),
+    ];
+  }
+
+  private memcached(obj: KubeObject): void {
+    if (isReady(obj) && !this.readyAt.has(obj.metadata.name)) this.readyAt.set(obj.metadata.name, now());
+  }
+
+  private deployment(obj: KubeObject): void {
+    const name = obj.metadata.name;
+    if (!this.deploymentSeen.has(name)) this.deploymentSeen.set(name, now());
+    const replicas = (obj.spec as { replicas?: number } | undefined)?.replicas ?? 1;
+    this.replicas.set(name, replicas);
+    const waiter = this.replicaWaiters.get(name);
+    if (waiter && waiter.want === replicas) {
+      this.replicaWaiters.delete(name);
+      waiter.resolve();
+    }
+  }
+
+  private service(obj: KubeObject): void {
+    if (!this.serviceSeen.has(obj.metadata.name)) this.serviceSeen.set(obj.metadata.name, now());
+  }
+
+  async start(): Promise<void> {
+    this.informers.forEach((i) => i.start());
+    await Promise.all(this.informers.map((i) => i.waitForSync(AbortSignal.timeout(60_000))));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.stop()));
+  }
+
+  /** Forgets everything seen so far (between phases). */
+  reset(): void {
+    this.created = new Map();
+    this.deploymentSeen = new Map();
+    this.serviceSeen = new Map();
+    this.readyAt = new Map();
+    this.replicas = new Map();
+    this.uids = new Map();
+    this.statusChanges = 0;
+    this.replicaWaiters = new Map();
+  }
+
+  /** Resolves true once the Deployment `name` has spec.replicas == want, false after timeoutMs. */
+  replicasBecome(name: string, want: number, timeoutMs: number): Promise<boolean> {
+    return new Promise((resolveWait) => {
+      const timer = setTimeout(() => {
+        this.replicaWaiters.delete(name);
+        resolveWait(false);
+      }, timeoutMs);
+      this.replicaWaiters.set(name, {
+        want,
+        resolve: () => {
+          clearTimeout(timer);
+          resolveWait(true);
+        },
+      });
+    });
+  }
+
+  childrenApplied(name: string): number | undefined {
+    const d = this.deploymentSeen.get(name);
+    const s = this.serviceSeen.get(name);
+    return d !== undefined && s !== undefined ? Math.max(d, s) : undefined;
+  }
+
+  /** Per resource: both children seen, minus its create's response. */
+  latencies(names: string[]): number[] {
+    return names.map((n) => (this.childrenApplied(n) ?? NaN) - (this.created.get(n) ?? NaN));
+  }
+
+  lastChildApplied(names: string[]): number {
+    return Math.max(...names.map((n) => this.childrenApplied(n) ?? NaN));
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The phases that run the controller under test: creation (controller A, then its single updates) and the
+ * steady state (controller B, restarted with a short resync). See main.ts for what each measures.
+ */
+import { mkdirSync } from 'node:fs';
+import { sleep } from '../../../controller/abortable';
+import { type Cluster, isReady } from '../cluster';
+import { ControllerProcess } from '../controller-process';
+import type { ControllerUnderTest } from '../controller-under-test';
+import { WRITE_VERBS, reconcileMeanMs, reconcileQuantileMs, requestMeanMs } from '../metrics';
+import { cpuSnapshot, cpuSpent } from '../proc';
+import type { Results } from '../report';
+import type { Settings } from '../settings';
+import { log, now, quantile, until } from '../support';
+import { type Workload, createAll, patchNextSize, updateTargets } from './workload';
+
+const KiB_TO_MB = 1024 / 1e6;
+
+/** No resync during a phase: a day. */
+const NO_RESYNC = 86_400;
+
+export async function controllerPhase(
+  w: Workload,
+  target: ControllerUnderTest,
+  s: Settings,
+  r: Results,
+): Promise<void> {
+  const { cluster, observer, names } = w;
+  if (s.cpuProfDir) mkdirSync(s.cpuProfDir, { recursive: true });
+  log(
+    `controller A: --workers ${s.workers}, no resync during the phase${s.cpuProfDir ? ', --cpu-prof' : ''}`,
+  );
+  const a = await ControllerProcess.start(target, {
+    namespace: cluster.namespace,
+    workers: s.workers,
+    resyncSeconds: NO_RESYNC,
+    cpuProfDir: s.cpuProfDir,
+  });
+  let progress: NodeJS.Timeout | undefined;
+  try {
+    r.idleRssMB = a.rssKiB * KiB_TO_MB;
+    const m0 = await a.metrics();
+    log(`creating ${s.count} Memcached resources, ${s.concurrency} requests in flight`);
+    const t0 = now();
+    const cpu0 = cpuSnapshot(a.proc.pid);
+    progress = setInterval(() => {
+      const withChildren = names.filter((n) => observer.childrenApplied(n) !== undefined).length;
+      log(
+        `  ${((now() - t0) / 1000).toFixed(0)} s: ${observer.created.size} created, ` +
+          `${withChildren} with children applied, ${observer.readyAt.size} Ready`,
+      );
+    }, 15_000);
+    await createAll(w, s);
+    r.controllerCreateSeconds = (now() - t0) / 1000;
+    const applied = await until(
+      () => names.every((n) => observer.childrenApplied(n) !== undefined),
+      60_000 + 200 * s.count,
+    );
+    const missing = names.filter((n) => observer.childrenApplied(n) === undefined).length;
+    if (!applied) throw new Error(`children of ${missing} resources not applied in time`);
+    const tApplied = observer.lastChildApplied(names);
+    r.controllerCpuUntilApplied = cpuSpent(cpu0, cpuSnapshot(a.proc.pid));
+    r.controllerAppliedSeconds = (tApplied - t0) / 1000;
+    const lat = observer.latencies(names);
+    r.controllerLatencyMedianMs = quantile(lat, 0.5);
+    r.controllerLatencyP99Ms = quantile(lat, 0.99);
+    r.controllerLatencyMaxMs = quantile(lat, 1);
+    r.rssAtAppliedMB = a.rssKiB * KiB_TO_MB;
+    const mApplied = await a.metrics();
+    log(`children of all ${s.count} applied after ${(r.controllerAppliedSeconds as number).toFixed(1)} s`);
+
+    if (!s.overheadOnly) {
+      log('waiting for Ready');
+      const readyTimeout = 120_000 + 600 * s.count * Math.max(1, s.size);
+      const allReady = await until(() => observer.readyAt.size >= s.count, readyTimeout, 250);
+      r.readyCount = observer.readyAt.size;
+      r.readySeconds = allReady ? (Math.max(...observer.readyAt.values()) - t0) / 1000 : NaN;
+      if (!allReady) log(`only ${observer.readyAt.size}/${s.count} Ready after ${readyTimeout / 1000} s`);
+      const settled = await a.settle(3000, 120_000);
+      if (!settled) log('controller A still writing 120 s after the last resource became Ready');
+    }
+    const m1 = await a.metrics();
+    r.peakRssMB = a.peakRssKiB * KiB_TO_MB;
+    r.rssAfterReadyMB = a.rssKiB * KiB_TO_MB;
+    r.heapAfterReadyMB = m1.heapMB();
+
+    const per = (x: number) => x / s.count;
+    const verb = (v: string) => per(m1.requests([v]) - m0.requests([v]));
+    r.writesPerResource = per(m1.writes() - m0.writes());
+    r.writesByVerb = Object.fromEntries(WRITE_VERBS.map((v) => [v, verb(v)]));
+    r.readsPerResource = { get: verb('get'), list: verb('list') };
+    r.writesPerResourceUntilApplied = per(mApplied.writes() - m0.writes());
+    const failed0 = m0.failedRequests();
+    r.non2xx = Object.fromEntries(
+      [...m1.failedRequests()]
+        .map(([k, v]) => [k, v - (failed0.get(k) ?? 0)])
+        .filter(([, v]) => Number(v) > 0),
+    );
+    r.statusChangesPerResource = per(observer.statusChanges);
+    r.reconcilesPerResourceUntilApplied = per(mApplied.reconciles() - m0.reconciles());
+    r.reconcilesPerResource = per(m1.reconciles() - m0.reconciles());
+    r.reconcileErrors = m1.reconcileErrors() - m0.reconcileErrors();
+    r.reconcileMedianMsUntilApplied = reconcileQuantileMs(m0, mApplied, 0.5);
+    r.reconcileP99MsUntilApplied = reconcileQuantileMs(m0, mApplied, 0.99);
+    r.reconcileMeanMs = reconcileMeanMs(m0, m1);
+    r.patchMeanMsUntilApplied = requestMeanMs(m0, mApplied, 'patch');
+    r.getMeanMsUntilApplied = requestMeanMs(m0, mApplied, 'get');
+    r.createMeanMsUntilApplied = requestMeanMs(m0, mApplied, 'create');
+    r.cpuSecondsUntilApplied = mApplied.cpuSeconds() - m0.cpuSeconds();
+    r.cpuSecondsUntilReady = m1.cpuSeconds() - m0.cpuSeconds();
+    r.eventLoopLagP99Ms = m1.eventLoopLagP99Ms();
+
+    clearInterval(progress);
+    if (!s.overheadOnly) await updatePhase(w, s, r, a);
+  } finally {
+    clearInterval(progress);
+    r.peakRssMB = Math.max(Number(r.peakRssMB ?? 0), a.peakRssKiB * KiB_TO_MB);
+    await a.stop();
+    const errors = a.errorLines();
+    r.controllerErrorLines = errors.length;
+    if (errors.length > 0)
+      log(
+        `controller A logged ${errors.length} errors (${a.logFile}); the last:\n${errors.slice(-5).join('\n')}`,
+      );
+  }
+}
+
+async function updatePhase(w: Workload, s: Settings, r: Results, a: ControllerProcess): Promise<void> {
+  if (s.updates === 0) return;
+  log(`${s.updates} single updates, one at a time, on an idle cluster`);
+  const m0 = await a.metrics();
+  const latencies: number[] = [];
+  let timeouts = 0;
+  for (const name of updateTargets(w.names, s.updates)) {
+    const { started, patched, seen } = await patchNextSize(w, name, s);
+    if (await seen) latencies.push(now() - started);
+    else timeouts++;
+    // Idle again before the next one: the resource Ready at its new generation, and no writes for 500 ms.
+    const generation = patched.metadata.generation ?? 0;
+    await until(
+      async () => {
+        const obj = await w.cluster.getMemcached(name);
+        const observed = (obj.status as { observedGeneration?: number } | undefined)?.observedGeneration ?? 0;
+        return observed >= generation && isReady(obj);
+      },
+      30_000,
+      100,
+    );
+    await a.settle(500, 10_000);
+  }
+  const m1 = await a.metrics();
+  r.updateLatencyMedianMs = quantile(latencies, 0.5);
+  r.updateLatencyP90Ms = quantile(latencies, 0.9);
+  r.updateLatencyMinMs = quantile(latencies, 0);
+  r.updateTimeouts = timeouts;
+  r.updateReconcileMedianMs = reconcileQuantileMs(m0, m1, 0.5);
+  r.updateWritesPerUpdate = (m1.writes() - m0.writes()) / s.updates;
+}
+
+export async function steadyPhase(
+  cluster: Cluster,
+  target: ControllerUnderTest,
+  s: Settings,
+  r: Results,
+): Promise<void> {
+  log(`controller B: restarted with --resync ${s.resyncSeconds}`);
+  const started = now();
+  const b = await ControllerProcess.start(target, {
+    namespace: cluster.namespace,
+    workers: s.workers,
+    resyncSeconds: s.resyncSeconds,
+  });
+  try {
+    r.restartReadySeconds = (now() - started) / 1000;
+    // Settled: the start-up pass over every resource done, then no write for 3 s.
+    await until(async () => (await b.metrics()).reconciles() >= s.count, 120_000, 250);
+    const settled = await b.settle(3000, 120_000);
+    if (!settled) log('controller B did not settle within 120 s');
+    const m0 = await b.metrics();
+    r.restartWrites = m0.writes();
+    const periods = 2;
+    await sleep(periods * s.resyncSeconds * 1000 + 1000);
+    const m1 = await b.metrics();
+    r.resyncWindowSeconds = (m1.at - m0.at) / 1000;
+    r.resyncWrites = m1.writes() - m0.writes();
+    r.resyncReconciles = m1.reconciles() - m0.reconciles();
+    r.resyncReads = m1.requests(['get', 'list']) - m0.requests(['get', 'list']);
+    r.resyncCpuSecondsPerPeriod =
+      ((m1.cpuSeconds() - m0.cpuSeconds()) / (r.resyncWindowSeconds as number)) * s.resyncSeconds;
+    r.steadyRssMB = b.rssKiB * KiB_TO_MB;
+    r.steadyPeakRssMB = b.peakRssKiB * KiB_TO_MB;
+    r.steadyHeapMB = m1.heapMB();
+  } finally {
+    await b.stop();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The workload every phase works on, the N Memcached resources, and the steps phases share: creating them
+ * all, and one timed update of a resource's spec.size.
+ */
+import type { KubeObject } from '../../../controller/informer';
+import type { Cluster } from '../cluster';
+import type { Observer } from '../observer';
+import type { Settings } from '../settings';
+import { now, pool } from '../support';
+
+export interface Workload {
+  cluster: Cluster;
+  /** The bench's own watch of the namespace. */
+  observer: Observer;
+  /** The resources' names, created in this order. */
+  names: string[];
+}
+
+/** Creates the resources, `concurrency` at a time; records each create's response time and uid. */
+export async function createAll(
+  { cluster, observer, names }: Workload,
+  s: Settings,
+  onCreated?: (name: string, obj: KubeObject) => void,
+): Promise<void> {
+  await pool(names, s.concurrency, async (name) => {
+    const obj = await cluster.createMemcached(name, s.size);
+    observer.created.set(name, now());
+    observer.uids.set(name, obj.metadata.uid ?? '');
+    onCreated?.(name, obj);
+  });
+}
+
+/** The resources the single updates go to, spread over all of them. */
+export function updateTargets(names: string[], count: number): string[] {
+  const step = Math.max(1, Math.floor(names.length / count));
+  return Array.from({ length: count }, (_, i) => names[(i * step) % names.length]);
+}
+
+/** Patches spec.size + 1; `seen` resolves once the watch shows the Deployment with those replicas. */
+export async function patchNextSize(
+  { cluster, observer }: Workload,
+  name: string,
+  s: Settings,
+): Promise<{ started: number; patched: KubeObject; seen: Promise<boolean> }> {
+  const size = (observer.replicas.get(name) ?? s.size) + 1;
+  const seen = observer.replicasBecome(name, size, 10_000);
+  const started = now();
+  const patched = await cluster.patchSize(name, size);
+  return { started, patched, seen };
+}

@@ -1,0 +1,64 @@
+/**
+ * The reconstruct controller as the controller under test: `node dist/cli/main.js controller`, started the
+ * way a user runs it, with the NODE_OPTIONS of the install manifest and JSON logs.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONTROLLER_NODE_OPTIONS } from '../../controller/install';
+import { freePort } from '../../controller/server';
+import type { ControllerUnderTest } from './controller-under-test';
+
+const CLI = join(__dirname, '../../cli/main.js');
+
+export const reconstruct: ControllerUnderTest = {
+  name: 'reconstruct',
+  about: `controller NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS} (as installed)`,
+
+  check() {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+  },
+
+  async launch({ namespace, workers, resyncSeconds, cpuProfDir }) {
+    const port = await freePort();
+    const nodeArgs = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
+    return {
+      command: process.execPath,
+      args: [
+        ...nodeArgs,
+        CLI,
+        'controller',
+        '--health-addr',
+        `127.0.0.1:${port}`,
+        '--metrics-addr',
+        '0', // no server of its own: the health port serves /metrics too
+        '--log-format',
+        'json',
+        '--namespaces',
+        namespace,
+        '--workers',
+        String(workers),
+        '--resync',
+        String(resyncSeconds),
+      ],
+      // The Node options the install manifest and the image give it.
+      env: { ...process.env, NODE_OPTIONS: CONTROLLER_NODE_OPTIONS },
+      readyUrl: `http://127.0.0.1:${port}/readyz`,
+      metricsUrl: `http://127.0.0.1:${port}/metrics`,
+    };
+  },
+
+  metrics: {
+    requests: 'reconstruct_api_requests_total',
+    requestSeconds: 'reconstruct_api_request_duration_seconds',
+    verb: (labels) => labels.verb,
+    reconciles: 'reconstruct_reconcile_total',
+    reconcileErrors: 'reconstruct_reconcile_errors_total',
+    reconcileSeconds: 'reconstruct_reconcile_duration_seconds',
+    queueDepth: 'reconstruct_workqueue_depth',
+    heapUsedBytes: 'nodejs_heap_size_used_bytes',
+    heapTotalBytes: 'nodejs_heap_size_total_bytes',
+    eventLoopLagP99Seconds: 'nodejs_eventloop_lag_p99_seconds',
+  },
+
+  isErrorLine: (line) => line.includes('"level":"error"'),
+};
