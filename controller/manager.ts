@@ -310,7 +310,6 @@ export class Manager implements ClusterView {
   async run(): Promise<void> {
     this.enqueueAll();
     const resync = setInterval(() => this.enqueueAll(), this.options.resyncMs);
-    const depth = setInterval(() => this.metrics.queueDepth(this.queue.length), 1000);
     try {
       await runWorkers(
         this.queue,
@@ -347,7 +346,6 @@ export class Manager implements ClusterView {
         },
       );
     } finally {
-      clearInterval(depth);
       clearInterval(resync);
     }
   }

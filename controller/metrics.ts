@@ -45,7 +45,7 @@ export class Metrics {
   private readonly reconcileTotal: Counter<'kind' | 'result'>;
   private readonly reconcileDuration: Histogram<'kind' | 'result'>;
   private readonly reconcileErrors: Counter<'kind'>;
-  private readonly depth: Gauge;
+  private queue?: WorkQueue;
   private readonly available: Gauge<'kind'>;
   private readonly restarts: Counter<'resource' | 'reason'>;
   private readonly requests: Counter<'verb' | 'code'>;
@@ -86,10 +86,12 @@ export class Metrics {
       labelNames: ['kind'],
       registers,
     });
-    this.depth = new Gauge({
+    const depth: Gauge = new Gauge({
       name: 'reconstruct_workqueue_depth',
       help: 'Keys waiting in the work queue.',
       registers,
+      // Read at each scrape: no timer wakes an idle controller.
+      collect: () => depth.set(this.queue?.length ?? 0),
     });
     this.available = new Gauge({
       name: 'reconstruct_kind_available',
@@ -203,6 +205,7 @@ export class Metrics {
    * workqueue_unfinished_work_seconds, workqueue_longest_running_processor_seconds).
    */
   watchQueue(queue: WorkQueue): void {
+    this.queue = queue;
     const registers = [this.registry];
     const labels = { name: QUEUE_NAME };
     new Gauge({
@@ -274,10 +277,6 @@ export class Metrics {
       this.reconcileErrors.inc({ kind });
       this.crReconcileErrors.inc({ controller });
     }
-  }
-
-  queueDepth(depth: number): void {
-    this.depth.set(depth);
   }
 
   watchRestarts(resource: string, reason: string): void {

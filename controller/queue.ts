@@ -148,6 +148,18 @@ export class WorkQueue {
     this.failures.delete(key);
   }
 
+  /**
+   * Drops the key's delayed add, if any: a reconcile computes everything from the current world, so once
+   * one has succeeded, a recheck an earlier one asked for (or a retry of its failure) has nothing left to
+   * do. The one that just ran asks again if it still needs one.
+   */
+  cancelAfter(key: string): void {
+    const pending = this.waiting.get(key);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.waiting.delete(key);
+  }
+
   /** How many times the key was rate-limited since it was last forgotten. */
   numRequeues(key: string): number {
     return this.failures.get(key) ?? 0;
@@ -256,8 +268,8 @@ type HandleResult = { requeueAfterMs?: number } | void;
 
 /**
  * Runs `workers` loops that take keys from the queue and handle them, as a controller-runtime
- * controller does: success forgets the key's backoff (and requeues it after requeueAfterMs if
- * asked); failure reports the error and requeues it rate-limited. Resolves when the queue is shut
+ * controller does: success forgets the key's backoff and any recheck asked for earlier (and requeues
+ * it after requeueAfterMs if asked); failure reports the error and requeues it rate-limited. Resolves when the queue is shut
  * down and every worker finished.
  */
 export async function runWorkers(
@@ -273,6 +285,7 @@ export async function runWorkers(
       try {
         const result = await handle(key);
         queue.forget(key);
+        queue.cancelAfter(key);
         // A recheck the handler asked for refreshes; it does not go before changes.
         if (result && result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs, 'low');
       } catch (err) {

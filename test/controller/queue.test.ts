@@ -308,6 +308,28 @@ describe('runWorkers', () => {
     expect(times[1] - times[0]).toBeGreaterThanOrEqual(25);
   });
 
+  test('a success without a requeue drops the recheck an earlier run asked for (a converged key stays quiet)', async () => {
+    const q = new WorkQueue();
+    let runs = 0;
+    const done = runWorkers(
+      q,
+      1,
+      () => {
+        runs++;
+        // Not ready yet: a look in 30 ms. Then a change brings it back at once, and it is converged.
+        return Promise.resolve(runs === 1 ? { requeueAfterMs: 30 } : undefined);
+      },
+      () => undefined,
+    );
+    q.add('k');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    q.add('k');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    q.shutDown();
+    await done;
+    expect(runs).toBe(2);
+  });
+
   test('a throwing error reporter does not stop the worker', async () => {
     const q = new WorkQueue({ baseDelayMs: 1 });
     let calls = 0;
