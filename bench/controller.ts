@@ -62,11 +62,12 @@ import {
   type MemcachedSpec,
 } from '../constructs';
 import { withAppliedHash } from '../controller/converge';
-import { Informer, type KubeObject } from '../controller/informer';
+import { Informer } from '../controller/informer';
 import { CONTROLLER_NODE_OPTIONS } from '../controller/install';
 import { freePort } from '../controller/server';
-import { ApiError, type KubeClient, loadClient } from '../controller/kube/client';
-import { NAMESPACE, NODE, POD } from '../constructs/kit';
+import { type KubeClient, loadClient } from '../controller/kube/client';
+import { ApiError } from '../controller/kube/errors';
+import { NAMESPACE, NODE, POD, type KubeObject } from '../constructs/kit';
 import { type ResourceType, resourcePath } from '../controller/kube/paths';
 
 const CLI = join(__dirname, '../cli/main.js');

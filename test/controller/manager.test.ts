@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../controller/informer';
+import type { KubeObject } from '../../constructs/kit';
 import { worthReconciling } from '../../controller/manager';
 
 const base: KubeObject = {
