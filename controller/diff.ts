@@ -23,7 +23,9 @@ import {
 } from '../constructs/kit';
 import { Writer } from './writer';
 import { EventRecorder } from './events';
-import { ApiError, type KubeClient, type KubeRequest } from './kube/client';
+import type { KubeClient } from './kube/client';
+import { ApiError } from './kube/errors';
+import type { KubeRequest } from './kube/http';
 import { resourcePath, type ResourceType } from './kube/paths';
 import { createLogger } from './log';
 import { mergePatched } from './merge-patch';

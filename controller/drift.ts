@@ -14,7 +14,7 @@
 import type { Manifest } from '../constructs/kit';
 import type { Writer } from './writer';
 import { firstDifference, hashObject } from './converge';
-import { ApiError } from './kube/client';
+import { ApiError } from './kube/errors';
 import type { ResourceType } from './kube/paths';
 import type { Logger } from './log';
 

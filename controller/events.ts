@@ -13,7 +13,7 @@
 import type { CustomResource } from '../constructs/kit';
 import { sleep } from './abortable';
 import type { Writer } from './writer';
-import { ApiError, isNamespaceTerminating, isNotFound } from './kube/client';
+import { ApiError, isNamespaceTerminating, isNotFound } from './kube/errors';
 import { EVENT } from '../constructs/kit/api-kind';
 import type { Logger } from './log';
 

@@ -5,7 +5,7 @@
  */
 import type { Kind } from '../constructs/kit';
 import type { Informer } from './informer';
-import { ApiError } from './kube/client';
+import { ApiError } from './kube/errors';
 import type { Logger } from './log';
 import type { Metrics } from './metrics';
 

@@ -7,7 +7,8 @@
  * before anyone else can start. Writes carry the resourceVersion read, so two candidates can never
  * both win.
  */
-import { ApiError, isConflict, isNotFound, type KubeClient } from './kube/client';
+import type { KubeClient } from './kube/client';
+import { ApiError, isConflict, isNotFound } from './kube/errors';
 import { LEASE } from '../constructs/kit/api-kind';
 import { resourcePath } from './kube/paths';
 import { nullLogger, type Logger } from './log';

@@ -7,7 +7,7 @@
  * dashboards and alerts written for Go operators work unchanged.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Verb } from './kube/client';
+import type { Verb } from './kube/http';
 import type { QueueObserver, WorkQueue } from './queue';
 
 /** The HTTP method of each verb, for rest_client_requests_total. */

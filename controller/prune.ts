@@ -17,7 +17,7 @@ import {
 import type { Writer } from './writer';
 import type { EventRecorder } from './events';
 import { ownedBy } from './intent';
-import { ApiError } from './kube/client';
+import { ApiError } from './kube/errors';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
 import type { CreatedChild, WriteOnlyChildren } from './write-only';

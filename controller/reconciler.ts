@@ -30,7 +30,7 @@ import { applyNeeded } from './converge';
 import { DriftRepair } from './drift';
 import { intentOf, ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import type { EventRecorder } from './events';
-import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/client';
+import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/errors';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
 import { prune } from './prune';

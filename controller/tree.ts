@@ -16,7 +16,8 @@ import {
   type KubeObject,
   SpecError,
 } from '../constructs/kit';
-import { ApiError, type KubeClient } from './kube/client';
+import type { KubeClient } from './kube/client';
+import { ApiError } from './kube/errors';
 import { resourcePath } from './kube/paths';
 
 interface TreeChild {

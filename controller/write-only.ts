@@ -8,7 +8,7 @@
 import { isWriteOnly, type ApiKind, type CustomResource, type Kind, type Manifest } from '../constructs/kit';
 import { withGeneratedValues } from '../constructs/kit/child-policy';
 import type { Writer } from './writer';
-import { ApiError } from './kube/client';
+import { ApiError } from './kube/errors';
 import { objectKey } from './object-key';
 
 /** A child of a write-only kind the controller created, as `status.createdChildren` records it. */

@@ -1,6 +1,7 @@
 /** The requests the reconciler makes beyond its caches: writes, and the odd read to check for a foreign object. */
 import type { CustomResource, Manifest } from '../constructs/kit';
-import { ApiError, type KubeClient } from './kube/client';
+import type { KubeClient } from './kube/client';
+import { ApiError } from './kube/errors';
 import { resourcePath, type ResourceType } from './kube/paths';
 
 const APPLY = 'application/apply-patch+yaml';

@@ -29,7 +29,7 @@ import {
 } from '../constructs/kit';
 import type { Writer } from '../controller/writer';
 import { EventRecorder } from '../controller/events';
-import { ApiError } from '../controller/kube/client';
+import { ApiError } from '../controller/kube/errors';
 import { createLogger } from '../controller/log';
 import { mergePatched } from '../controller/merge-patch';
 import { Reconciler, type ReconcileResult } from '../controller/reconciler';

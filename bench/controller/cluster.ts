@@ -14,8 +14,9 @@ import {
 import { NAMESPACE, NODE, POD } from '../../constructs/kit';
 import { sleep } from '../../controller/abortable';
 import { withAppliedHash } from '../../controller/converge';
-import type { KubeObject } from '../../controller/informer';
-import { ApiError, type KubeClient } from '../../controller/kube/client';
+import type { KubeObject } from '../../constructs/kit';
+import type { KubeClient } from '../../controller/kube/client';
+import { ApiError } from '../../controller/kube/errors';
 import { type ResourceType, resourcePath } from '../../controller/kube/paths';
 import { log, until } from './support';
 

@@ -4,7 +4,8 @@
  * replicas. "Applied" means delivered by this watch, the same for the controller and the baseline.
  */
 import { DEPLOYMENT, SERVICE } from '../../constructs';
-import { Informer, type KubeObject } from '../../controller/informer';
+import type { KubeObject } from '../../constructs/kit';
+import { Informer } from '../../controller/informer';
 import type { KubeClient } from '../../controller/kube/client';
 import { MEMCACHED, isReady } from './cluster';
 import { now } from './support';

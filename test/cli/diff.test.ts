@@ -2,7 +2,7 @@
 import { formatChange } from '../../cli/diff';
 import { DEPLOYMENT, SECRET } from '../../constructs';
 import { dryRunClient } from '../../controller/diff';
-import type { KubeRequest } from '../../controller/kube/client';
+import type { KubeRequest } from '../../controller/kube/http';
 
 const deployment = (replicas: number, extra: Record<string, unknown> = {}) => ({
   apiVersion: 'apps/v1',

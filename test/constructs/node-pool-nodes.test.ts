@@ -1,5 +1,5 @@
 import { planNode, recordAnnotation, type Membership } from '../../constructs/node-pool';
-import type { KubeObject } from '../../controller/informer';
+import type { KubeObject } from '../../constructs/kit';
 
 function node(
   labels: Record<string, string>,

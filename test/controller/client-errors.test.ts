@@ -1,4 +1,4 @@
-import { ApiError, isConflict, isNamespaceTerminating } from '../../controller/kube/client';
+import { ApiError, isConflict, isNamespaceTerminating } from '../../controller/kube/errors';
 
 // The response of kube-apiserver v1.36.3 (the local cluster) to a POST of an Event into a namespace held in
 // Terminating by a finalizer, as `kubectl create --raw ... -v=9` printed it.

@@ -2,7 +2,7 @@
 import { DEPLOYMENT, SERVICE, type Manifest } from '../../constructs';
 import type { Writer } from '../../controller/writer';
 import { DriftRepair, repairPatch, restored } from '../../controller/drift';
-import { ApiError } from '../../controller/kube/client';
+import { ApiError } from '../../controller/kube/errors';
 import { createLogger } from '../../controller/log';
 
 const service = (ports: object[], extra: object = {}): Manifest => ({

@@ -1,6 +1,6 @@
 import type { Writer } from '../../controller/writer';
 import { EventRecorder } from '../../controller/events';
-import { ApiError } from '../../controller/kube/client';
+import { ApiError } from '../../controller/kube/errors';
 import type { Logger } from '../../controller/log';
 
 /** A Writer whose creates wait until the test releases them, so what is in flight can be observed. */

@@ -1,7 +1,7 @@
 /** Where each kind stands, decided from its caches: the controller's per-kind independence, in milliseconds. */
 import { balancerKind, memcachedKind, type Kind } from '../../constructs';
 import { KindStates, type WatchedCache } from '../../controller/kind-states';
-import { ApiError } from '../../controller/kube/client';
+import { ApiError } from '../../controller/kube/errors';
 import type { Logger } from '../../controller/log';
 
 class FakeCache implements WatchedCache {

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { stringify } from 'yaml';
-import { ApiError, createClient, loadClient, type KubeClient } from '../../controller/kube/client';
+import { createClient, loadClient, type KubeClient } from '../../controller/kube/client';
+import { ApiError } from '../../controller/kube/errors';
 import {
   kubeconfigTransport,
   readKubeconfig,

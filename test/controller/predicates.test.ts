@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../controller/informer';
+import type { KubeObject } from '../../constructs/kit';
 import { annotationsChanged, generationChanged, metadataOrSpecChanged } from '../../controller/predicates';
 
 const base: KubeObject = {

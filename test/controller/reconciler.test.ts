@@ -14,7 +14,7 @@ import {
   type Kind,
   type KubeObject,
 } from '../../constructs';
-import { ApiError } from '../../controller/kube/client';
+import { ApiError } from '../../controller/kube/errors';
 import { exporterKind } from '../fixtures/kinds/exporter';
 import { sample } from '../fixtures/resources';
 import { InMemoryCluster, type Write } from '../../testing';

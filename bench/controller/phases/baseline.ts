@@ -5,7 +5,7 @@
  */
 import { synthesize, type CustomResource, type MemcachedSpec } from '../../../constructs';
 import { sleep } from '../../../controller/abortable';
-import type { KubeObject } from '../../../controller/informer';
+import type { KubeObject } from '../../../constructs/kit';
 import { MEMCACHED, memcached } from '../cluster';
 import { cpuSnapshot, cpuSpent } from '../proc';
 import type { Results } from '../report';

@@ -2,7 +2,7 @@
  * The workload every phase works on, the N Memcached resources, and the steps phases share: creating them
  * all, and one timed update of a resource's spec.size.
  */
-import type { KubeObject } from '../../../controller/informer';
+import type { KubeObject } from '../../../constructs/kit';
 import type { Cluster } from '../cluster';
 import type { Observer } from '../observer';
 import type { Settings } from '../settings';

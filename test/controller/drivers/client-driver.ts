@@ -3,7 +3,9 @@
  * and prints one JSON line per step: {t:'step', step, ok, status, reason, ...} and finally
  * {t:'requests', calls: ['verb:code', ...]}.
  */
-import { ApiError, loadClient, type KubeRequest } from '../../../controller/kube/client';
+import { loadClient } from '../../../controller/kube/client';
+import { ApiError } from '../../../controller/kube/errors';
+import type { KubeRequest } from '../../../controller/kube/http';
 import { CONFIG_MAP } from '../../../constructs/kit';
 import { resourcePath } from '../../../controller/kube/paths';
 

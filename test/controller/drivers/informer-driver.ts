@@ -16,14 +16,11 @@
  *   stop     informer.stop(), print {t:'stopped'}, exit 0
  */
 import { createInterface } from 'node:readline';
-import { Informer, type KubeObject } from '../../../controller/informer';
-import {
-  loadClient,
-  type KubeClient,
-  type KubeRequest,
-  type WatchEvent,
-} from '../../../controller/kube/client';
-import { CONFIG_MAP } from '../../../constructs/kit';
+import { Informer } from '../../../controller/informer';
+import { loadClient, type KubeClient } from '../../../controller/kube/client';
+import type { KubeRequest } from '../../../controller/kube/http';
+import type { WatchEvent } from '../../../controller/kube/watch';
+import { CONFIG_MAP, type KubeObject } from '../../../constructs/kit';
 import type { ResourceType } from '../../../controller/kube/paths';
 import { createLogger } from '../../../controller/log';
 
