@@ -19,21 +19,22 @@ import {
   type KubeObject,
   type LabelMatch,
   type Manifest,
-  type ViewKind,
 } from '../constructs/kit';
+import { kindKey } from '../constructs/kit/api-kind';
 import { Writer } from './writer';
 import { EventRecorder } from './events';
 import type { KubeClient } from './kube/client';
 import { ApiError } from './kube/errors';
 import type { KubeRequest } from './kube/http';
-import { resourcePath, type ResourceType } from './kube/paths';
+import { resourcePath } from './kube/paths';
 import { createLogger } from './log';
 import { mergePatched } from './merge-patch';
+import { objectKey } from './object-key';
 import { Reconciler } from './reconciler';
 
 /** One object the controller would change: as it is, and as it would be (undefined: deleted, or new). */
 export interface PlannedChange {
-  readonly type: ResourceType & { kind: string };
+  readonly type: ApiKind & { kind: string };
   readonly namespace?: string;
   readonly name: string;
   readonly before?: KubeObject;
@@ -63,7 +64,7 @@ export function dryRunClient(client: KubeClient): KubeClient {
 }
 
 type Recorded = {
-  type: ResourceType & { kind?: string };
+  type: ApiKind & { kind?: string };
   namespace?: string;
   name: string;
   after?: KubeObject;
@@ -81,7 +82,7 @@ class RecordingWriter extends Writer {
     client: KubeClient,
     fieldManager: string,
     private readonly resource: () => KubeObject,
-    private readonly isResource: (type: ResourceType, name: string) => boolean,
+    private readonly isResource: (type: ApiKind, name: string) => boolean,
   ) {
     super(client, fieldManager);
   }
@@ -90,19 +91,19 @@ class RecordingWriter extends Writer {
     return Promise.resolve({});
   }
 
-  override async apply(type: ResourceType, body: Manifest, fieldManager?: string): Promise<Manifest> {
+  override async apply(type: ApiKind, body: Manifest, fieldManager?: string): Promise<Manifest> {
     const after = await super.apply(type, body, fieldManager);
     this.record(type, body.metadata.namespace, body.metadata.name, after);
     return after;
   }
 
-  override async create(type: ResourceType, namespace: string | undefined, body: unknown): Promise<unknown> {
+  override async create(type: ApiKind, namespace: string | undefined, body: unknown): Promise<unknown> {
     const after = (await super.create(type, namespace, body)) as KubeObject;
     this.record(type, namespace, after.metadata.name, after);
     return after;
   }
 
-  override async mergePatch(type: ResourceType, namespace: string | undefined, name: string, patch: unknown) {
+  override async mergePatch(type: ApiKind, namespace: string | undefined, name: string, patch: unknown) {
     const local = this.isResource(type, name);
     const { metadata } = (patch ?? {}) as { metadata?: Record<string, unknown> };
     const after = local
@@ -115,18 +116,17 @@ class RecordingWriter extends Writer {
     return after;
   }
 
-  override async delete(type: ResourceType, namespace: string | undefined, name: string, uid: string) {
+  override async delete(type: ApiKind, namespace: string | undefined, name: string, uid: string) {
     const result = await super.delete(type, namespace, name, uid);
     this.record(type, namespace, name, undefined);
     return result;
   }
 
-  private record(type: ResourceType, namespace: string | undefined, name: string, after?: KubeObject) {
+  private record(type: ApiKind, namespace: string | undefined, name: string, after?: KubeObject) {
     this.writes.push({ type, namespace: type.namespaced ? namespace : undefined, name, after });
   }
 }
 
-const typeKey = (t: Pick<ViewKind, 'apiVersion' | 'plural'>) => `${t.apiVersion}/${t.plural}`;
 const ours = (obj: KubeObject) => obj.metadata.labels?.[LABEL_MANAGED_BY] === MANAGER;
 
 /** The cluster as the controller's caches would show it for one resource, read once. */
@@ -136,44 +136,44 @@ class Snapshot implements ClusterView {
   private readonly filtered = new Set<string>();
   private readonly foreign = new Set<string>();
 
-  put(type: ViewKind, objects: KubeObject[], filtered = false): void {
-    this.objects.set(typeKey(type), [...(this.objects.get(typeKey(type)) ?? []), ...objects]);
-    if (filtered) this.filtered.add(typeKey(type));
+  put(type: ApiKind, objects: KubeObject[], filtered = false): void {
+    this.objects.set(kindKey(type), [...(this.objects.get(kindKey(type)) ?? []), ...objects]);
+    if (filtered) this.filtered.add(kindKey(type));
   }
 
-  putForeign(type: ViewKind, namespace: string | undefined, name: string): void {
-    this.foreign.add(`${typeKey(type)}/${namespace ?? ''}/${name}`);
+  putForeign(type: ApiKind, namespace: string | undefined, name: string): void {
+    this.foreign.add(objectKey(type, namespace, name));
   }
 
-  replace(type: ViewKind, obj: KubeObject): void {
-    const others = (this.objects.get(typeKey(type)) ?? []).filter(
+  replace(type: ApiKind, obj: KubeObject): void {
+    const others = (this.objects.get(kindKey(type)) ?? []).filter(
       (o) => o.metadata.name !== obj.metadata.name || o.metadata.namespace !== obj.metadata.namespace,
     );
-    this.objects.set(typeKey(type), [...others, obj]);
+    this.objects.set(kindKey(type), [...others, obj]);
   }
 
-  get(type: ViewKind, namespace: string | undefined, name: string): KubeObject | undefined {
+  get(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined {
     return this.list(type, namespace).find((o) => o.metadata.name === name);
   }
 
-  list(type: ViewKind, namespace?: string, match?: LabelMatch): KubeObject[] {
-    return (this.objects.get(typeKey(type)) ?? [])
+  list(type: ApiKind, namespace?: string, match?: LabelMatch): KubeObject[] {
+    return (this.objects.get(kindKey(type)) ?? [])
       .filter((o) => !type.namespaced || namespace === undefined || o.metadata.namespace === namespace)
-      .filter((o) => !this.filtered.has(typeKey(type)) || ours(o))
+      .filter((o) => !this.filtered.has(kindKey(type)) || ours(o))
       .filter((o) => !match || o.metadata.labels?.[match.label] === match.value);
   }
 
-  exists(type: ViewKind, namespace: string | undefined, name: string): boolean {
+  exists(type: ApiKind, namespace: string | undefined, name: string): boolean {
     return (
       this.get(type, namespace, name) !== undefined ||
-      this.foreign.has(`${typeKey(type)}/${type.namespaced ? (namespace ?? '') : ''}/${name}`)
+      this.foreign.has(objectKey(type, type.namespaced ? namespace : undefined, name))
     );
   }
 }
 
 async function listObjects(
   client: KubeClient,
-  type: ResourceType,
+  type: ApiKind,
   namespace: string | undefined,
   labelSelector?: string,
 ): Promise<KubeObject[]> {
@@ -182,7 +182,7 @@ async function listObjects(
     path: resourcePath(type, type.namespaced ? namespace : undefined),
     query: labelSelector ? { labelSelector } : {},
   });
-  return list.items.map((o) => ({ ...o, apiVersion: type.apiVersion, kind: (type as ApiKind).kind }));
+  return list.items.map((o) => ({ ...o, apiVersion: type.apiVersion, kind: type.kind }));
 }
 
 /**
@@ -202,7 +202,7 @@ export async function planChanges(
   const dry = dryRunClient(client);
   const changes: PlannedChange[] = [];
   const reader = new Writer(client, fieldManager);
-  const readObject = (type: ResourceType, ns: string | undefined, n: string) =>
+  const readObject = (type: ApiKind, ns: string | undefined, n: string) =>
     reader.read<KubeObject>(type, type.namespaced ? ns : undefined, n);
 
   // The resource as `kubectl apply --server-side` would store it: the API server's defaults, a new
@@ -255,16 +255,16 @@ export async function planChanges(
     changes[0] = { ...changes[0], after: own.after };
   }
 
-  const shown = new Set<string>([`${typeKey(definition)}/${namespace ?? ''}/${name}`]);
+  const shown = new Set<string>([objectKey(definition, namespace, name)]);
   for (const w of writer.writes) {
-    const key = `${typeKey(w.type)}/${w.namespace ?? ''}/${w.name}`;
+    const key = objectKey(w.type, w.namespace, w.name);
     if (shown.has(key)) continue; // the first write of an object is the change (a second manager's follows it)
     shown.add(key);
     const current = await readObject(w.type, w.namespace, w.name).catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 403) return undefined; // a write-only kind
       throw err;
     });
-    const kind = w.after?.kind ?? current?.kind ?? (w.type as ApiKind).kind;
+    const kind = w.after?.kind ?? current?.kind ?? w.type.kind;
     changes.push({
       type: { ...w.type, kind },
       namespace: w.namespace,

@@ -11,11 +11,10 @@
  * outside our lists (defaults, allocated node ports, fields of ours they took are taken back). The apply
  * that follows makes our apply manager own the fields again.
  */
-import type { Manifest } from '../constructs/kit';
+import type { ApiKind, Manifest } from '../constructs/kit';
 import type { Writer } from './writer';
 import { firstDifference, hashObject } from './converge';
 import { ApiError } from './kube/errors';
-import type { ResourceType } from './kube/paths';
 import type { Logger } from './log';
 
 type Json = unknown;
@@ -113,7 +112,7 @@ export class DriftRepair {
     private readonly log: Logger,
   ) {}
 
-  async apply(type: ResourceType, key: string, body: Manifest, log = this.log): Promise<DriftApplied> {
+  async apply(type: ApiKind, key: string, body: Manifest, log = this.log): Promise<DriftApplied> {
     let written: Manifest;
     try {
       written = await this.writer.apply(type, body);
@@ -133,7 +132,7 @@ export class DriftRepair {
   }
 
   private async repair(
-    type: ResourceType,
+    type: ApiKind,
     key: string,
     body: Manifest,
     log: Logger,

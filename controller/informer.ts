@@ -4,9 +4,8 @@
  * starts it, waits for its first list, reads the cache, and hears of changes through its handlers and of
  * restarts and failures through its observer.
  */
-import type { KubeObject, LabelMatch } from '../constructs/kit';
+import type { ApiKind, KubeObject, LabelMatch } from '../constructs/kit';
 import type { KubeClient } from './kube/client';
-import type { ResourceType } from './kube/paths';
 import { nullLogger, type Logger } from './log';
 import { Reflector, type ReflectorOptions } from './reflector';
 import { Store, type InformerHandlers, type StoreOptions } from './store';
@@ -75,7 +74,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.resource;
   }
 
-  get type(): ResourceType {
+  get type(): ApiKind {
     return this.options.type;
   }
 

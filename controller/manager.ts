@@ -19,13 +19,13 @@ import {
   type KubeObject,
   type LabelMatch,
 } from '../constructs/kit';
+import { kindKey } from '../constructs/kit/api-kind';
 import { Writer } from './writer';
 import { EventRecorder } from './events';
 import { Informer, type InformerObserver, type InformerOptions } from './informer';
 import { KindStates, type KindState } from './kind-states';
 import { objectKey, parseObjectKey } from './object-key';
 import type { KubeClient } from './kube/client';
-import type { ResourceType } from './kube/paths';
 import type { Logger } from './log';
 import type { Metrics } from './metrics';
 import { anyUpdate, metadataOrSpecChanged, type UpdatePredicate } from './predicates';
@@ -39,8 +39,6 @@ interface ManagerOptions {
   fieldManager: string;
   resyncMs: number;
 }
-
-const typeKey = (t: ResourceType) => `${t.apiVersion}/${t.plural}`;
 
 /** What the existence cache keeps of an object: enough to name it. */
 const nameOnly = (obj: KubeObject): KubeObject => ({
@@ -90,7 +88,7 @@ export class Manager implements ClusterView {
       stateChanged: () => this.states.refresh(),
     };
     const informers = (
-      type: ResourceType,
+      type: ApiKind,
       options: Omit<InformerOptions, 'type' | 'namespace'>,
       handlers: ConstructorParameters<typeof Informer>[2],
     ) =>
@@ -98,12 +96,12 @@ export class Manager implements ClusterView {
         (namespace) => new Informer(client, { ...options, type, namespace }, handlers, log, observer),
       );
     const add = (
-      type: ResourceType,
+      type: ApiKind,
       options: Omit<InformerOptions, 'type' | 'namespace'>,
       onEvent: (obj: KubeObject) => void,
       worthIt: UpdatePredicate = anyUpdate,
     ) => {
-      const key = typeKey(type);
+      const key = kindKey(type);
       const found = this.informers.get(key);
       if (found) return found;
       const made = informers(type, options, {
@@ -137,7 +135,7 @@ export class Manager implements ClusterView {
       // What the filtered cache cannot tell: whether a name is taken by an object that is not ours. The
       // complement of the filtered watch's selector (`!=` matches objects without the label too), so our own
       // children, and every status change of theirs, reach the controller once, not twice.
-      const key = typeKey(type);
+      const key = kindKey(type);
       if (!this.existing.has(key)) {
         this.existing.set(
           key,
@@ -156,7 +154,7 @@ export class Manager implements ClusterView {
     }
     for (const definition of kinds.kinds) {
       for (const type of definition.children.filter((t) => !isWriteOnly(t))) {
-        need(definition, [...this.informersFor(type), ...(this.existing.get(typeKey(type)) ?? [])]);
+        need(definition, [...this.informersFor(type), ...(this.existing.get(kindKey(type)) ?? [])]);
       }
       for (const watch of definition.watches) {
         const { type, labelSelector, indexLabels, metadataOnly } = watch;
@@ -241,13 +239,13 @@ export class Manager implements ClusterView {
     }
   }
 
-  private informersFor(type: ResourceType): Informer[] {
-    const found = this.informers.get(typeKey(type));
-    if (!found) throw new Error(`no informer for ${typeKey(type)}`);
+  private informersFor(type: ApiKind): Informer[] {
+    const found = this.informers.get(kindKey(type));
+    if (!found) throw new Error(`no informer for ${kindKey(type)}`);
     return found;
   }
 
-  get(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+  get(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined {
     for (const informer of this.informersFor(type)) {
       const obj = informer.get(type.namespaced ? namespace : undefined, name);
       if (obj) return obj;
@@ -255,15 +253,15 @@ export class Manager implements ClusterView {
     return undefined;
   }
 
-  list(type: ResourceType, namespace?: string, match?: LabelMatch): KubeObject[] {
+  list(type: ApiKind, namespace?: string, match?: LabelMatch): KubeObject[] {
     return this.informersFor(type).flatMap((informer) =>
       informer.list(type.namespaced ? namespace : undefined, match),
     );
   }
 
-  exists(type: ResourceType, namespace: string | undefined, name: string): boolean {
-    const found = this.existing.get(typeKey(type));
-    if (!found) throw new Error(`no existence cache for ${typeKey(type)}`);
+  exists(type: ApiKind, namespace: string | undefined, name: string): boolean {
+    const found = this.existing.get(kindKey(type));
+    if (!found) throw new Error(`no existence cache for ${kindKey(type)}`);
     return (
       this.get(type, namespace, name) !== undefined ||
       found.some((informer) => informer.get(type.namespaced ? namespace : undefined, name) !== undefined)

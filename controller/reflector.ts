@@ -7,17 +7,17 @@
  * `timeoutSeconds` (the server sends a bookmark just before), so one still open a few seconds past that
  * is dead; it is aborted, the idle pooled connections dropped, and the cache relisted.
  */
-import type { KubeObject } from '../constructs/kit';
+import type { ApiKind, KubeObject } from '../constructs/kit';
 import { sleep } from './abortable';
 import type { KubeClient } from './kube/client';
 import { ApiError, isGone } from './kube/errors';
-import { resourcePath, type ResourceType } from './kube/paths';
+import { resourcePath } from './kube/paths';
 import type { WatchEvent } from './kube/watch';
 import type { Logger } from './log';
 import type { Store } from './store';
 
 export interface ReflectorOptions {
-  type: ResourceType;
+  type: ApiKind;
   /** Watch one namespace only. Default: all namespaces (and always for cluster-scoped kinds). */
   namespace?: string;
   labelSelector?: string;

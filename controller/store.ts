@@ -3,8 +3,7 @@
  * name, the label indexes over them, and the handlers told of every change. It does no I/O: the
  * reflector (./reflector) replaces its content with each list and applies each watch event to it.
  */
-import type { KubeObject, LabelMatch } from '../constructs/kit';
-import type { ResourceType } from './kube/paths';
+import type { ApiKind, KubeObject, LabelMatch } from '../constructs/kit';
 import type { Logger } from './log';
 
 /** Called synchronously, in event order; an exception is logged and does not stop the informer. */
@@ -36,7 +35,7 @@ export class Store<T extends KubeObject> {
   private readonly index = new Map<string, Map<string, Set<T>>>();
 
   constructor(
-    private readonly type: ResourceType,
+    private readonly type: ApiKind,
     private readonly options: StoreOptions,
     private readonly handlers: InformerHandlers<T>,
     private readonly log: Logger,

@@ -1,8 +1,8 @@
 /** The requests the reconciler makes beyond its caches: writes, and the odd read to check for a foreign object. */
-import type { CustomResource, Manifest } from '../constructs/kit';
+import type { ApiKind, CustomResource, Manifest } from '../constructs/kit';
 import type { KubeClient } from './kube/client';
 import { ApiError } from './kube/errors';
-import { resourcePath, type ResourceType } from './kube/paths';
+import { resourcePath } from './kube/paths';
 
 const APPLY = 'application/apply-patch+yaml';
 const MERGE = 'application/merge-patch+json';
@@ -16,7 +16,7 @@ export class Writer {
 
   /** The object as the API server has it now, or undefined when there is none. */
   async read<T = Manifest>(
-    type: ResourceType,
+    type: ApiKind,
     namespace: string | undefined,
     name: string,
   ): Promise<T | undefined> {
@@ -32,7 +32,7 @@ export class Writer {
    * Server-side apply with force: we own the fields we set, whoever set them before. `fieldManager` names
    * another manager of ours (the one that keeps the initial values of a child's ignored fields).
    */
-  apply(type: ResourceType, body: Manifest, fieldManager = this.fieldManager): Promise<Manifest> {
+  apply(type: ApiKind, body: Manifest, fieldManager = this.fieldManager): Promise<Manifest> {
     return this.client.request<Manifest>({
       method: 'PATCH',
       path: resourcePath(type, type.namespaced ? body.metadata.namespace : undefined, body.metadata.name),
@@ -44,7 +44,7 @@ export class Writer {
 
   /** Applies the status subresource: the fields we stop setting are removed. */
   applyStatus(
-    type: ResourceType,
+    type: ApiKind,
     resource: Pick<CustomResource, 'apiVersion' | 'kind' | 'metadata'>,
     status: Record<string, unknown>,
   ): Promise<unknown> {
@@ -59,12 +59,7 @@ export class Writer {
   }
 
   /** A JSON merge patch; with metadata.resourceVersion in it, it fails with 409 if the object changed. */
-  mergePatch(
-    type: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    patch: unknown,
-  ): Promise<unknown> {
+  mergePatch(type: ApiKind, namespace: string | undefined, name: string, patch: unknown): Promise<unknown> {
     return this.client.request({
       method: 'PATCH',
       path: resourcePath(type, namespace, name),
@@ -74,12 +69,7 @@ export class Writer {
   }
 
   /** A JSON patch (RFC 6902): with a `test` of metadata.resourceVersion, it fails if the object changed. */
-  jsonPatch(
-    type: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    ops: unknown[],
-  ): Promise<unknown> {
+  jsonPatch(type: ApiKind, namespace: string | undefined, name: string, ops: unknown[]): Promise<unknown> {
     return this.client.request({
       method: 'PATCH',
       path: resourcePath(type, namespace, name),
@@ -90,7 +80,7 @@ export class Writer {
   }
 
   /** Deletes exactly the object we looked at: the uid precondition spares a newer one of the same name. */
-  delete(type: ResourceType, namespace: string | undefined, name: string, uid: string): Promise<unknown> {
+  delete(type: ApiKind, namespace: string | undefined, name: string, uid: string): Promise<unknown> {
     return this.client.request({
       method: 'DELETE',
       path: resourcePath(type, namespace, name),
@@ -104,7 +94,7 @@ export class Writer {
   }
 
   /** Creates the object; fails with 409 when one of that name exists (it never overwrites). */
-  create(type: ResourceType, namespace: string | undefined, body: unknown): Promise<unknown> {
+  create(type: ApiKind, namespace: string | undefined, body: unknown): Promise<unknown> {
     return this.client.request({
       method: 'POST',
       path: resourcePath(type, namespace),

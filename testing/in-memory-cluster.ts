@@ -25,13 +25,15 @@ import {
   type KubeObject,
   type LabelMatch,
   type Manifest,
-  type ViewKind,
+  type ApiKind,
 } from '../constructs/kit';
 import type { Writer } from '../controller/writer';
 import { EventRecorder } from '../controller/events';
 import { ApiError } from '../controller/kube/errors';
 import { createLogger } from '../controller/log';
 import { mergePatched } from '../controller/merge-patch';
+import { objectKey } from '../controller/object-key';
+import { kindKey } from '../constructs/kit/api-kind';
 import { Reconciler, type ReconcileResult } from '../controller/reconciler';
 import { validateResource, type FieldError } from '../synth/validate';
 
@@ -46,8 +48,9 @@ export interface Write {
   body?: unknown;
 }
 
-const key = (type: ViewKind, namespace: string | undefined, name: string) =>
-  `${type.apiVersion}/${type.plural}/${type.namespaced ? (namespace ?? '') : ''}/${name}`;
+/** Objects are stored under the controller's objectKey; a cluster-scoped kind ignores the namespace. */
+const key = (type: ApiKind, namespace: string | undefined, name: string) =>
+  objectKey(type, type.namespaced ? namespace : undefined, name);
 
 interface Stored {
   /** What writers other than server-side apply set (create, merge patches, status). */
@@ -110,20 +113,20 @@ export class InMemoryCluster implements ClusterView {
    * A kind some kinds list as write-only and none as readable: the controller has no cache of it (and no
    * permission to read it), so asking the view about it is a bug the harness reports.
    */
-  private unread(type: ViewKind): boolean {
+  private unread(type: ApiKind): boolean {
     const listed = this.kinds.flatMap((k) =>
       k.children.filter((c) => c.apiVersion === type.apiVersion && c.plural === type.plural),
     );
     return listed.length > 0 && listed.every(isWriteOnly);
   }
 
-  private refuseUnread(type: ViewKind): void {
+  private refuseUnread(type: ApiKind): void {
     if (this.unread(type)) {
       throw new Error(`${type.apiVersion} ${type.plural} is write-only: the controller cannot read it`);
     }
   }
 
-  private mine(type: ViewKind, obj: KubeObject): boolean {
+  private mine(type: ApiKind, obj: KubeObject): boolean {
     const child = this.kinds.some((k) =>
       k.children.some((c) => c.apiVersion === type.apiVersion && c.plural === type.plural),
     );
@@ -143,7 +146,7 @@ export class InMemoryCluster implements ClusterView {
   }
 
   /** Puts an object as another actor would (not recorded as our write); returns it as stored. */
-  put(type: ViewKind, obj: KubeObject): KubeObject {
+  put(type: ApiKind, obj: KubeObject): KubeObject {
     const s: Stored = {
       others: structuredClone(obj),
       applied: new Map(),
@@ -187,7 +190,7 @@ export class InMemoryCluster implements ClusterView {
 
   /** The resource's Ready condition. */
   ready(
-    kind: ViewKind,
+    kind: ApiKind,
     namespace: string | undefined,
     name: string,
   ): { status: string; reason: string; message: string } | undefined {
@@ -197,7 +200,7 @@ export class InMemoryCluster implements ClusterView {
   }
 
   /** Changes an object as another actor's update would: it takes the fields it sets from their appliers. */
-  patch(type: ViewKind, namespace: string | undefined, name: string, patch: Json): void {
+  patch(type: ApiKind, namespace: string | undefined, name: string, patch: Json): void {
     const s = this.stored.get(key(type, namespace, name));
     if (!s) throw new Error(`no ${key(type, namespace, name)}`);
     s.others = mergePatched(s.others, patch) as Json;
@@ -225,24 +228,24 @@ export class InMemoryCluster implements ClusterView {
     });
   }
 
-  remove(type: ViewKind, namespace: string | undefined, name: string): void {
+  remove(type: ApiKind, namespace: string | undefined, name: string): void {
     this.stored.delete(key(type, namespace, name));
   }
 
-  any(type: ViewKind, namespace: string | undefined, name: string): KubeObject | undefined {
+  any(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined {
     const s = this.stored.get(key(type, namespace, name));
     return s && this.object(s);
   }
 
-  get(type: ViewKind, namespace: string | undefined, name: string): KubeObject | undefined {
+  get(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined {
     this.refuseUnread(type);
     const obj = this.any(type, namespace, name);
     return obj && this.mine(type, obj) ? obj : undefined;
   }
 
-  list(type: ViewKind, namespace?: string, match?: LabelMatch): KubeObject[] {
+  list(type: ApiKind, namespace?: string, match?: LabelMatch): KubeObject[] {
     this.refuseUnread(type);
-    const prefix = `${type.apiVersion}/${type.plural}/`;
+    const prefix = `${kindKey(type)}/`;
     return [...this.stored.entries()]
       .filter(([k]) => k.startsWith(prefix))
       .map(([, s]) => this.object(s))
@@ -251,7 +254,7 @@ export class InMemoryCluster implements ClusterView {
       .filter((obj) => !match || obj.metadata.labels?.[match.label] === match.value);
   }
 
-  exists(type: ViewKind, namespace: string | undefined, name: string): boolean {
+  exists(type: ApiKind, namespace: string | undefined, name: string): boolean {
     this.refuseUnread(type);
     return this.stored.has(key(type, namespace, name));
   }
@@ -261,9 +264,9 @@ export class InMemoryCluster implements ClusterView {
     const writes = this.writes;
     const writer = {
       fieldManager,
-      read: (type: ViewKind, namespace: string | undefined, name: string) =>
+      read: (type: ApiKind, namespace: string | undefined, name: string) =>
         Promise.resolve(this.any(type, namespace, name)),
-      apply: (type: ViewKind, body: Manifest, manager = fieldManager) => {
+      apply: (type: ApiKind, body: Manifest, manager = fieldManager) => {
         const { namespace, name } = body.metadata;
         writes.push({ verb: 'apply', kind: body.kind, name, fieldManager: manager, body });
         const k = key(type, namespace, name);
@@ -284,7 +287,7 @@ export class InMemoryCluster implements ClusterView {
         this.bump(s);
         return Promise.resolve(this.object(s) as Manifest);
       },
-      create: (type: ViewKind, namespace: string | undefined, body: Manifest) => {
+      create: (type: ApiKind, namespace: string | undefined, body: Manifest) => {
         writes.push({ verb: 'create', kind: body.kind, name: body.metadata.name, body });
         const refused = this.terminatingRefusal(namespace);
         if (refused) return Promise.reject(refused);
@@ -293,7 +296,7 @@ export class InMemoryCluster implements ClusterView {
         }
         return Promise.resolve(this.put(type, body as KubeObject));
       },
-      mergePatch: (type: ViewKind, namespace: string | undefined, name: string, patch: Json) => {
+      mergePatch: (type: ApiKind, namespace: string | undefined, name: string, patch: Json) => {
         const obj = this.any(type, namespace, name);
         writes.push({ verb: 'patch', kind: obj?.kind ?? type.plural, name, body: patch });
         if (!obj) return Promise.reject(new ApiError(404, 'not found'));
@@ -301,7 +304,7 @@ export class InMemoryCluster implements ClusterView {
         return Promise.resolve({});
       },
       // Top-level paths only, as the controller's drift repair writes them.
-      jsonPatch: (type: ViewKind, namespace: string | undefined, name: string, ops: JsonPatchOp[]) => {
+      jsonPatch: (type: ApiKind, namespace: string | undefined, name: string, ops: JsonPatchOp[]) => {
         const obj = this.any(type, namespace, name);
         writes.push({ verb: 'patch', kind: obj?.kind ?? type.plural, name, body: ops });
         if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
@@ -323,7 +326,7 @@ export class InMemoryCluster implements ClusterView {
         }
         return Promise.resolve(this.any(type, namespace, name));
       },
-      delete: (type: ViewKind, namespace: string | undefined, name: string, uid?: string) => {
+      delete: (type: ApiKind, namespace: string | undefined, name: string, uid?: string) => {
         const obj = this.any(type, namespace, name);
         writes.push({ verb: 'delete', kind: obj?.kind ?? type.plural, name });
         if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
@@ -334,7 +337,7 @@ export class InMemoryCluster implements ClusterView {
         this.remove(type, namespace, name);
         return Promise.resolve({});
       },
-      applyStatus: (type: ViewKind, resource: Manifest, status: Json) => {
+      applyStatus: (type: ApiKind, resource: Manifest, status: Json) => {
         writes.push({ verb: 'status', kind: resource.kind, name: resource.metadata.name, body: status });
         this.patch(type, resource.metadata.namespace, resource.metadata.name, { status: null });
         this.patch(type, resource.metadata.namespace, resource.metadata.name, { status });

@@ -11,30 +11,27 @@ import {
   type Manifest,
   type MemcachedSpec,
 } from '../../constructs';
-import { NAMESPACE, NODE, POD } from '../../constructs/kit';
+import { EVENT, NAMESPACE, NODE, POD } from '../../constructs/kit';
 import { sleep } from '../../controller/abortable';
 import { withAppliedHash } from '../../controller/converge';
-import type { KubeObject } from '../../constructs/kit';
+import type { ApiKind, KubeObject } from '../../constructs/kit';
 import type { KubeClient } from '../../controller/kube/client';
 import { ApiError } from '../../controller/kube/errors';
-import { type ResourceType, resourcePath } from '../../controller/kube/paths';
+import { resourcePath } from '../../controller/kube/paths';
 import { log, until } from './support';
 
 export { MEMCACHED };
 
-const REPLICA_SET: ResourceType = { apiVersion: 'apps/v1', plural: 'replicasets', namespaced: true };
-const ENDPOINT_SLICE: ResourceType = {
-  apiVersion: 'discovery.k8s.io/v1',
-  plural: 'endpointslices',
-  namespaced: true,
-};
-const ENDPOINTS: ResourceType = { apiVersion: 'v1', plural: 'endpoints', namespaced: true };
-const SERVICE_CIDR: ResourceType = {
-  apiVersion: 'networking.k8s.io/v1',
-  plural: 'servicecidrs',
-  namespaced: false,
-};
-const EVENT: ResourceType = { apiVersion: 'v1', plural: 'events', namespaced: true };
+const kind = (apiVersion: string, kindName: string, plural: string, namespaced = true): ApiKind => ({
+  apiVersion,
+  kind: kindName,
+  plural,
+  namespaced,
+});
+const REPLICA_SET = kind('apps/v1', 'ReplicaSet', 'replicasets');
+const ENDPOINT_SLICE = kind('discovery.k8s.io/v1', 'EndpointSlice', 'endpointslices');
+const ENDPOINTS = kind('v1', 'Endpoints', 'endpoints');
+const SERVICE_CIDR = kind('networking.k8s.io/v1', 'ServiceCIDR', 'servicecidrs', false);
 
 /** Whether an object's Ready condition is True. */
 export function isReady(obj: KubeObject): boolean {
@@ -236,7 +233,7 @@ export class Cluster {
   }
 
   /** Number of objects of a type in the namespace (up to 1: whether there are any). */
-  private async any(type: ResourceType): Promise<boolean> {
+  private async any(type: ApiKind): Promise<boolean> {
     const list = await this.client.request<{ items: unknown[] }>({
       method: 'GET',
       path: resourcePath(type, this.namespace),
@@ -245,10 +242,7 @@ export class Cluster {
     return list.items.length > 0;
   }
 
-  private async deleteCollection(
-    type: ResourceType,
-    query: Record<string, string | number> = {},
-  ): Promise<void> {
+  private async deleteCollection(type: ApiKind, query: Record<string, string | number> = {}): Promise<void> {
     try {
       await this.client.request({
         method: 'DELETE',

@@ -31,20 +31,17 @@ export interface LabelMatch {
   value: string;
 }
 
-/** The API kinds a view can be asked about: a kind's children and extra watches, and the custom kinds. */
-export type ViewKind = Pick<ApiKind, 'apiVersion' | 'plural' | 'namespaced'>;
-
 /** Read access to the controller's caches. */
 export interface ClusterView {
   /** The object of this kind, namespace and name, if the caches hold it (our children, watched kinds). */
-  get(type: ViewKind, namespace: string | undefined, name: string): KubeObject | undefined;
+  get(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined;
   /** Cached objects of a namespace (all when undefined), optionally only those with one label value. */
-  list(type: ViewKind, namespace?: string, match?: LabelMatch): KubeObject[];
+  list(type: ApiKind, namespace?: string, match?: LabelMatch): KubeObject[];
   /**
    * Whether an object of this child kind and name exists, ours or anyone's: get() sees only ours, and a
    * metadata-only cache the others.
    */
-  exists(type: ViewKind, namespace: string | undefined, name: string): boolean;
+  exists(type: ApiKind, namespace: string | undefined, name: string): boolean;
 }
 
 /** Whether a resource (or one child) is ready, with the reason and message its Ready condition shows. */

@@ -12,7 +12,7 @@ class FakeCache implements WatchedCache {
     readonly namespace: string | undefined = undefined,
   ) {}
   get type() {
-    return { apiVersion: 'v1', plural: this.resourceName, namespaced: true };
+    return { apiVersion: 'v1', kind: this.resourceName, plural: this.resourceName, namespaced: true };
   }
   hasSynced(): boolean {
     return this.synced;

@@ -1,10 +1,11 @@
 import { CONFIG_MAP, EVENT, LEASE, NODE, POD } from '../../constructs/kit';
-import { objectKey, resourcePath, splitKey } from '../../controller/kube/paths';
+import { resourcePath } from '../../controller/kube/paths';
 
 describe('resourcePath', () => {
-  const DEPLOYMENT = { apiVersion: 'apps/v1', plural: 'deployments', namespaced: true };
+  const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true };
   const CRD = {
     apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
     plural: 'customresourcedefinitions',
     namespaced: false,
   };
@@ -62,14 +63,5 @@ describe('resourcePath', () => {
       plural: 'leases',
       namespaced: true,
     });
-  });
-});
-
-describe('objectKey and splitKey', () => {
-  test('round-trip namespaced and cluster-scoped keys', () => {
-    expect(objectKey('ns', 'a')).toBe('ns/a');
-    expect(objectKey(undefined, 'n1')).toBe('n1');
-    expect(splitKey('ns/a')).toEqual({ namespace: 'ns', name: 'a' });
-    expect(splitKey('n1')).toEqual({ name: 'n1' });
   });
 });

@@ -20,8 +20,7 @@ import { Informer } from '../../../controller/informer';
 import { loadClient, type KubeClient } from '../../../controller/kube/client';
 import type { KubeRequest } from '../../../controller/kube/http';
 import type { WatchEvent } from '../../../controller/kube/watch';
-import { CONFIG_MAP, type KubeObject } from '../../../constructs/kit';
-import type { ResourceType } from '../../../controller/kube/paths';
+import { CONFIG_MAP, type ApiKind, type KubeObject } from '../../../constructs/kit';
 import { createLogger } from '../../../controller/log';
 
 interface Config {
@@ -33,7 +32,7 @@ interface Config {
   /** Handlers throw for objects whose name starts with this. */
   throwOn?: string;
   /** Default: ConfigMaps. */
-  type?: ResourceType;
+  type?: ApiKind;
   metadataOnly?: boolean;
   /** A label the informer indexes (see the `index` command). */
   indexLabel?: string;
