@@ -95,6 +95,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.reflector.retryNow();
   }
 
+  /** See Reflector.connectionLost. */
+  connectionLost(): void {
+    this.reflector.connectionLost();
+  }
+
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.hasSynced()) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signalError(signal));

@@ -23,6 +23,7 @@ import { kindKey } from '../constructs/kit/api-kind';
 import { Writer } from './writer';
 import { EventRecorder } from './events';
 import { Informer, type InformerObserver, type InformerOptions } from './informer';
+import { ConnectionProbe } from './connection-probe';
 import { KindStates, type KindState } from './kind-states';
 import { objectKey, parseObjectKey } from './object-key';
 import type { KubeClient } from './kube/client';
@@ -64,6 +65,8 @@ export class Manager implements ClusterView {
   private readonly crds?: Informer;
   private readonly reconciler: Reconciler;
   private readonly events: EventRecorder;
+  /** Ends every watch as dead when the API server stops answering (see ConnectionProbe). */
+  private readonly probe: ConnectionProbe;
 
   constructor(
     client: KubeClient,
@@ -79,6 +82,21 @@ export class Manager implements ClusterView {
       options.workers,
     );
     const writer = new Writer(client, options.fieldManager);
+    this.probe = new ConnectionProbe(
+      client,
+      {
+        dead: () => {
+          client.resetStalled?.();
+          for (const informer of this.everyInformer()) informer.connectionLost();
+        },
+        // Requests still waiting on connections that died meanwhile fail now and are retried on new ones.
+        back: () => {
+          client.resetStalled?.();
+          for (const informer of this.everyInformer()) informer.retryNow();
+        },
+      },
+      log,
+    );
     // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
     this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
     this.reconciler = new Reconciler(this, writer, this.events, log);
@@ -272,10 +290,16 @@ export class Manager implements ClusterView {
     return [...this.informers.values(), ...this.existing.values()].flat();
   }
 
+  /** The caches and the CRD watch. */
+  private everyInformer(): Informer[] {
+    return [...this.all(), ...(this.crds ? [this.crds] : [])];
+  }
+
   /** Starts every watch; the caches fill whether or not this replica leads, so a takeover is quick. */
   start(): void {
     for (const informer of this.all()) informer.start();
     this.crds?.start();
+    this.probe.start();
   }
 
   /** Every kind's state, as /readyz?verbose shows it. */
@@ -360,6 +384,7 @@ export class Manager implements ClusterView {
 
   async stop(): Promise<void> {
     this.stopWorkers();
-    await Promise.all([...this.all(), ...(this.crds ? [this.crds] : [])].map((informer) => informer.stop()));
+    this.probe.stop();
+    await Promise.all(this.everyInformer().map((informer) => informer.stop()));
   }
 }

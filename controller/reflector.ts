@@ -3,9 +3,12 @@
  * feeding what it reads into the informer's Store (./store). It never goes silent: a clean close
  * re-watches from the last resourceVersion seen (bookmarks move it), 410 Gone relists and delivers what
  * was missed, any other error backs off and retries. A connection that dies without a word (a middlebox
- * dropping it, a network partition) is found by its deadline: each watch asks the server to end it after
- * `timeoutSeconds` (the server sends a bookmark just before), so one still open a few seconds past that
- * is dead; it is aborted, the idle pooled connections dropped, and the cache relisted.
+ * dropping it, a network partition) is found by silence: the API server's watch cache sends a bookmark
+ * on every watch at least once a minute, so a watch silent for 75 s is dead; and by its deadline, a few
+ * seconds past the `timeoutSeconds` it asked the server to end it after (5-10 minutes). The manager's
+ * ConnectionProbe finds the common case, every connection dead at once, within seconds and ends the
+ * watch through `connectionLost`. A dead watch is aborted, the idle pooled connections dropped, and the
+ * cache relisted.
  */
 import type { ApiKind, KubeObject } from '../constructs/kit';
 import { sleep } from './abortable';
@@ -23,15 +26,17 @@ export interface ReflectorOptions {
   labelSelector?: string;
   fieldSelector?: string;
   /**
-   * Server-side timeout of each watch request: a random value between it and twice it (as client-go), so
-   * that many informers do not re-watch in lockstep. It bounds how long a dead connection goes unnoticed
-   * (see deadlineGraceMs): default 10 s, so at most 25 s, for one re-watch (from the watch cache, no
-   * relist) per informer every 10-20 s.
+   * Server-side timeout of each watch request: a random value between it and twice it, so that many
+   * informers do not re-watch in lockstep. Default: 300 s, as client-go (a re-watch every 5-10 minutes:
+   * an idle informer costs nothing in between).
    */
   watchTimeoutSeconds?: number;
   /** A watch not ended by the server this long after its timeoutSeconds is dead. Default: 5 000 ms. */
   deadlineGraceMs?: number;
-  /** Also abort a watch that has sent nothing (no event, no bookmark) for this long. Default: none. */
+  /**
+   * A watch that has sent nothing (no event, no bookmark) for this long is dead. Default: 75 000 ms: the
+   * API server's watch cache sends every watch a bookmark at least once a minute. 0: never.
+   */
   inactivityMs?: number;
   /** Retry delays after errors: doubling from initialMs up to maxMs, with jitter. Default: 800 ms to 30 s. */
   backoff?: { initialMs: number; maxMs: number };
@@ -70,6 +75,8 @@ export class Reflector<T extends KubeObject> {
   /** Aborted by retryNow: cuts a backoff wait short. */
   private wake = new AbortController();
   private lastFailure?: unknown;
+  /** Ends the open watch as dead; set while one is open. */
+  private endWatch?: () => void;
 
   /** `resource` names it in messages: `plural.group`. */
   constructor(
@@ -115,6 +122,14 @@ export class Reflector<T extends KubeObject> {
   /** Retries at once if waiting out a backoff; a no-op otherwise. */
   retryNow(): void {
     this.wake.abort();
+  }
+
+  /**
+   * The connections to the API server were found dead (ConnectionProbe): the open watch, which no
+   * longer delivers anything, ends as one past its deadline does, and the cache is relisted.
+   */
+  connectionLost(): void {
+    this.endWatch?.();
   }
 
   private async run(signal: AbortSignal): Promise<void> {
@@ -258,14 +273,15 @@ export class Reflector<T extends KubeObject> {
       dead = why;
       abort.abort();
     };
-    const { inactivityMs } = this.options;
+    this.endWatch = kill('deadline');
+    const inactivityMs = this.options.inactivityMs ?? 75_000;
     let watchdog: NodeJS.Timeout | undefined;
     const arm = () => {
-      if (inactivityMs === undefined) return;
+      if (inactivityMs <= 0) return;
       if (watchdog) clearTimeout(watchdog);
       watchdog = setTimeout(kill('inactive'), inactivityMs);
     };
-    const base = this.options.watchTimeoutSeconds ?? 10;
+    const base = this.options.watchTimeoutSeconds ?? 300;
     const timeoutSeconds = Math.max(1, Math.round(base * (1 + Math.random())));
     const deadline = setTimeout(
       kill('deadline'),
@@ -301,6 +317,7 @@ export class Reflector<T extends KubeObject> {
       if (dead) return { end: dead, events };
       throw err;
     } finally {
+      this.endWatch = undefined;
       clearTimeout(deadline);
       if (watchdog) clearTimeout(watchdog);
       signal.removeEventListener('abort', onStop);

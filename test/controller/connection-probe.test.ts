@@ -1,0 +1,61 @@
+import { ConnectionProbe } from '../../controller/connection-probe';
+import type { KubeClient } from '../../controller/kube/client';
+import { ApiError } from '../../controller/kube/errors';
+import { createLogger } from '../../controller/log';
+
+/** A client whose GET /version gives the next scripted outcome. */
+function scripted(outcomes: ('ok' | 'timeout' | 'forbidden')[]) {
+  const paths: string[] = [];
+  const client = {
+    request: (req: { path: string }) => {
+      paths.push(req.path);
+      const next = outcomes.shift() ?? 'ok';
+      if (next === 'ok') return Promise.resolve({ major: '1' });
+      if (next === 'forbidden') return Promise.reject(new ApiError(403, 'forbidden'));
+      return Promise.reject(new ApiError(0, 'GET /version: no response within 5000 ms'));
+    },
+  } as unknown as KubeClient;
+  return { client, paths };
+}
+
+describe('ConnectionProbe', () => {
+  it('says the connections are dead on each probe without an answer, logging a streak once', async () => {
+    const { client, paths } = scripted(['ok', 'timeout', 'timeout', 'ok', 'timeout']);
+    const lines: string[] = [];
+    let dead = 0;
+    let back = 0;
+    const probe = new ConnectionProbe(
+      client,
+      { dead: () => dead++, back: () => back++ },
+      createLogger({ write: (l) => lines.push(l) }),
+    );
+    const seen: [number, number][] = [];
+    for (let i = 0; i < 5; i++) {
+      await probe.probe();
+      seen.push([dead, back]);
+    }
+    expect(paths).toEqual(Array(5).fill('/version'));
+    // Dead on each unanswered probe; back (caches retry now) once, when an answer ends the streak.
+    expect(seen).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [2, 1],
+      [3, 1],
+    ]);
+    const said = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(said).toEqual([
+      'API server connection dead (no answer to a probe); watching again on a new one',
+      'API server connection answers again',
+      'API server connection dead (no answer to a probe); watching again on a new one',
+    ]);
+  });
+
+  it('takes any HTTP answer, a refusal included, for a live connection', async () => {
+    const { client } = scripted(['forbidden']);
+    let dead = 0;
+    const handlers = { dead: () => dead++, back: () => undefined };
+    await new ConnectionProbe(client, handlers, createLogger({ write: () => undefined })).probe();
+    expect(dead).toBe(0);
+  });
+});
