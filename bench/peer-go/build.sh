@@ -14,11 +14,12 @@ set -euo pipefail
 PEER_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BINARY_NAME="memcached-operator"
 
+# shellcheck source=scripts/cluster/lib.sh
+source "$PEER_DIR/../../scripts/cluster/lib.sh"
 log() { printf '[peer-go] %s\n' "$*" >&2; }
 die() { printf '[peer-go] ERROR: %s\n' "$*" >&2; exit 1; }
 
-# The cache root of scripts/cluster/lib.sh (cluster_cache_root).
-CACHE_ROOT="${RECONSTRUCT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/reconstruct}"
+CACHE_ROOT="$(cluster_cache_root)"
 
 # What the binary is built from, in a stable order: paths relative to PEER_DIR.
 sources() {
@@ -36,18 +37,7 @@ fi
 
 GO_MIN_VERSION="$(sed -n 's/^go \([0-9][0-9]*\.[0-9][0-9]*\).*$/\1/p' "$PEER_DIR/go.mod")"
 [[ -n "$GO_MIN_VERSION" ]] || die "no go line in $PEER_DIR/go.mod"
-go_needed() {
-  die "Go $GO_MIN_VERSION or newer is needed to build the Go peer (bench/peer-go), and $1"
-}
-command -v go >/dev/null || go_needed "go is not on PATH"
-# GOVERSION is go1.26.0, go1.27rc1 or "devel ..." (a development build: let it try).
-GO_FOUND="$(cd / && GOTOOLCHAIN=local go env GOVERSION 2>/dev/null)" || GO_FOUND=""
-if [[ "$GO_FOUND" =~ ^go([0-9]+)\.([0-9]+) ]]; then
-  go_major="${BASH_REMATCH[1]}" go_minor="${BASH_REMATCH[2]}"
-  if ((go_major < ${GO_MIN_VERSION%%.*} || (go_major == ${GO_MIN_VERSION%%.*} && go_minor < ${GO_MIN_VERSION#*.}))); then
-    go_needed "$(command -v go) is $GO_FOUND"
-  fi
-fi
+require_go "$GO_MIN_VERSION" "build the Go peer (bench/peer-go)"
 
 mkdir -p "$CACHE_ROOT"
 # One build at a time per cache root (the lock of scripts/cluster/build.sh is another file).

@@ -28,22 +28,9 @@ if cluster_binaries_present "$BIN_DIR"; then
   exit 0
 fi
 
-# One line, not a wall of go errors, when Go is missing or too old.
-go_needed() {
-  local binaries="${CLUSTER_BINARIES[*]}"
-  die "Go $GO_MIN_VERSION or newer is needed to build the local control plane, and $1" \
-    "(or set RECONSTRUCT_BIN_DIR to a folder with ${binaries// /, })"
-}
-command -v go >/dev/null || go_needed "go is not on PATH"
-# GOVERSION is go1.26.0, go1.27rc1 or "devel ..." (a development build: let it try). Asked outside
-# any module and of the local toolchain only, as the build below runs with GOTOOLCHAIN=local.
-GO_FOUND="$(cd / && GOTOOLCHAIN=local go env GOVERSION 2>/dev/null)" || GO_FOUND=""
-if [[ "$GO_FOUND" =~ ^go([0-9]+)\.([0-9]+) ]]; then
-  go_major="${BASH_REMATCH[1]}" go_minor="${BASH_REMATCH[2]}"
-  if ((go_major < ${GO_MIN_VERSION%%.*} || (go_major == ${GO_MIN_VERSION%%.*} && go_minor < ${GO_MIN_VERSION#*.}))); then
-    go_needed "$(command -v go) is $GO_FOUND"
-  fi
-fi
+binaries="${CLUSTER_BINARIES[*]}"
+require_go "$GO_MIN_VERSION" "build the local control plane" \
+  "(or set RECONSTRUCT_BIN_DIR to a folder with ${binaries// /, })"
 
 CACHE_ROOT="$(cluster_cache_root)"
 mkdir -p "$CACHE_ROOT"

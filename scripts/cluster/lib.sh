@@ -52,6 +52,27 @@ cluster_cache_root() {
   printf '%s\n' "${RECONSTRUCT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/reconstruct}"
 }
 
+# Fails with one line, not a wall of go errors, unless Go $1 or newer is on PATH: "Go $1 or newer is
+# needed to $2, and <why>", then the rest of the arguments (a hint).
+require_go() {
+  local min="$1" purpose="$2" why="" found=""
+  shift 2
+  if ! command -v go >/dev/null; then
+    why="go is not on PATH"
+  else
+    # GOVERSION is go1.26.0, go1.27rc1 or "devel ..." (a development build: let it try). Asked outside
+    # any module and of the local toolchain only, as the builds run with GOTOOLCHAIN=local.
+    found="$(cd / && GOTOOLCHAIN=local go env GOVERSION 2>/dev/null)" || found=""
+    if [[ "$found" =~ ^go([0-9]+)\.([0-9]+) ]]; then
+      local major="${BASH_REMATCH[1]}" minor="${BASH_REMATCH[2]}"
+      if ((major < ${min%%.*} || (major == ${min%%.*} && minor < ${min#*.}))); then
+        why="$(command -v go) is $found"
+      fi
+    fi
+  fi
+  [[ -z "$why" ]] || die "Go $min or newer is needed to $purpose, and $why" "$@"
+}
+
 # The folder the built binaries go to, keyed by the version tuple.
 cluster_cache_bin_dir() {
   printf '%s/bin-k8s-%s-etcd-%s-kwok-%s\n' "$(cluster_cache_root)" "$K8S_VERSION" "$ETCD_VERSION" "$KWOK_VERSION"
