@@ -264,7 +264,9 @@ export class Cluster {
       method: 'GET',
       path: resourcePath(MEMCACHED, this.namespace),
     });
-    const held = list.items.filter((o) => (o.metadata.finalizers ?? []).length > 0).map((o) => o.metadata.name);
+    const held = list.items
+      .filter((o) => (o.metadata.finalizers ?? []).length > 0)
+      .map((o) => o.metadata.name);
     await pool(held, 32, async (name) => {
       await this.client
         .request({

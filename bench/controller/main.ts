@@ -46,7 +46,7 @@ import { guard, run } from './guard';
 import { Observer } from './observer';
 import { directPhase } from './phases/baseline';
 import { controllerPhase, steadyPhase } from './phases/controller';
-import type { Workload } from './phases/workload';
+import { type Workload, resourceNames } from './phases/workload';
 import { reconstruct } from './reconstruct';
 import { type Results, report } from './report';
 import { HELP, type Settings, settings } from './settings';
@@ -66,7 +66,7 @@ async function main(): Promise<number> {
   const client = loadClient({ userAgent: 'reconstruct-bench', maxSockets: 64 });
   const cluster = new Cluster(client, s.namespace);
   const observer = new Observer(client, s.namespace, target.milestones);
-  const names = Array.from({ length: s.count }, (_, i) => `mc-${String(i).padStart(4, '0')}`);
+  const names = resourceNames(s.count);
   const w: Workload = { cluster, observer, names };
   const r: Results = { count: s.count, workers: s.workers, concurrency: s.concurrency, size: s.size };
   const settingsUsed = s;

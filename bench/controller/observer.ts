@@ -127,7 +127,7 @@ export class Observer {
   childrenApplied(name: string): number | undefined {
     const seen = { Deployment: this.deploymentSeen, Service: this.serviceSeen };
     const times = this.milestones.children.map((kind) => seen[kind].get(name));
-    return times.every((t) => t !== undefined) ? Math.max(...(times as number[])) : undefined;
+    return times.every((t) => t !== undefined) ? Math.max(...times) : undefined;
   }
 
   /** Per resource: its children seen, minus its create's response. */

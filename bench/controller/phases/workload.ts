@@ -16,6 +16,10 @@ export interface Workload {
   names: string[];
 }
 
+/** The resources' names: mc-0000, mc-0001, ... */
+export const resourceNames = (count: number): string[] =>
+  Array.from({ length: count }, (_, i) => `mc-${String(i).padStart(4, '0')}`);
+
 /** Creates the resources, `concurrency` at a time; records each create's response time and uid. */
 export async function createAll(
   { cluster, observer, names }: Workload,
@@ -57,7 +61,10 @@ export async function readyAgain({ cluster, observer }: Workload, patched: KubeO
   const name = patched.metadata.name;
   if (observer.milestones.ready === 'deployment') {
     const size = (patched.spec as { size?: number } | undefined)?.size;
-    return until(() => observer.replicas.get(name) === size && observer.deploymentReady.get(name) === true, 30_000);
+    return until(
+      () => observer.replicas.get(name) === size && observer.deploymentReady.get(name) === true,
+      30_000,
+    );
   }
   const generation = patched.metadata.generation ?? 0;
   return until(
