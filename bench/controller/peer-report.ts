@@ -31,62 +31,31 @@ const conflicts = (r: Results) =>
     .filter(([key]) => key.endsWith(' 409'))
     .reduce((sum, [, v]) => sum + v, 0);
 
+const figure = (label: string, unit: string, digits: number, value: (r: Results) => number): Figure => ({
+  label,
+  unit,
+  digits,
+  value,
+});
+const cpuInBurst = (r: Results) => num((r.controllerCpuUntilApplied as CpuSpent | undefined)?.controller);
+const gets = (r: Results) => num((r.readsPerResource as { get?: number } | undefined)?.get);
+
 export const FIGURES: Figure[] = [
-  {
-    label: 'time to the last Deployment',
-    unit: 's',
-    digits: 2,
-    value: (r) => num(r.controllerAppliedSeconds),
-  },
-  {
-    label: 'time to all Ready (Deployment readyReplicas == size)',
-    unit: 's',
-    digits: 1,
-    value: (r) => num(r.readySeconds),
-  },
-  {
-    label: 'controller CPU during the burst (to the last Deployment)',
-    unit: 's',
-    digits: 2,
-    value: (r) => num((r.controllerCpuUntilApplied as CpuSpent | undefined)?.controller),
-  },
-  {
-    label: 'API writes per resource (until all Ready, settled)',
-    unit: '',
-    digits: 2,
-    value: (r) => num(r.writesPerResource),
-  },
-  {
-    label: 'API reads (GET) per resource',
-    unit: '',
-    digits: 2,
-    value: (r) => num((r.readsPerResource as { get?: number } | undefined)?.get),
-  },
-  { label: 'conflicts (409) per resource', unit: '', digits: 2, value: (r) => perResource(r, conflicts(r)) },
-  {
-    label: 'reconciles per resource in the burst',
-    unit: '',
-    digits: 1,
-    value: (r) => num(r.reconcilesPerResourceUntilApplied),
-  },
-  { label: 'RSS at start', unit: 'MB', digits: 0, value: (r) => num(r.idleRssMB) },
-  { label: 'peak RSS', unit: 'MB', digits: 0, value: (r) => num(r.peakRssMB) },
-  { label: 'RSS idle, all converged', unit: 'MB', digits: 0, value: (r) => num(r.idleRssAfterMB) },
-  {
-    label: 'single update -> Deployment replicas, median',
-    unit: 'ms',
-    digits: 1,
-    value: (r) => num(r.updateLatencyMedianMs),
-  },
-  {
-    label: 'single update -> Deployment replicas, p90',
-    unit: 'ms',
-    digits: 1,
-    value: (r) => num(r.updateLatencyP90Ms),
-  },
-  { label: 'idle: CPU', unit: 's', digits: 2, value: (r) => num(r.idleCpuSeconds) },
-  { label: 'idle: reconciles', unit: '', digits: 0, value: (r) => num(r.idleReconciles) },
-  { label: 'idle: writes', unit: '', digits: 0, value: (r) => num(r.idleWrites) },
+  figure('time to the last Deployment', 's', 2, (r) => num(r.controllerAppliedSeconds)),
+  figure('time to all Ready (Deployment readyReplicas == size)', 's', 1, (r) => num(r.readySeconds)),
+  figure('controller CPU during the burst (to the last Deployment)', 's', 2, cpuInBurst),
+  figure('API writes per resource (until all Ready, settled)', '', 2, (r) => num(r.writesPerResource)),
+  figure('API reads (GET) per resource', '', 2, gets),
+  figure('conflicts (409) per resource', '', 2, (r) => perResource(r, conflicts(r))),
+  figure('reconciles per resource in the burst', '', 1, (r) => num(r.reconcilesPerResourceUntilApplied)),
+  figure('RSS at start', 'MB', 0, (r) => num(r.idleRssMB)),
+  figure('peak RSS', 'MB', 0, (r) => num(r.peakRssMB)),
+  figure('RSS idle, all converged', 'MB', 0, (r) => num(r.idleRssAfterMB)),
+  figure('single update -> Deployment replicas, median', 'ms', 1, (r) => num(r.updateLatencyMedianMs)),
+  figure('single update -> Deployment replicas, p90', 'ms', 1, (r) => num(r.updateLatencyP90Ms)),
+  figure('idle: CPU', 's', 2, (r) => num(r.idleCpuSeconds)),
+  figure('idle: reconciles', '', 0, (r) => num(r.idleReconciles)),
+  figure('idle: writes', '', 0, (r) => num(r.idleWrites)),
 ];
 
 /** The median of a figure over the runs of one column; NaN without runs. */
