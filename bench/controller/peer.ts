@@ -98,9 +98,11 @@ async function main(): Promise<number> {
 
   try {
     await home.createNamespace();
+    // Room for the largest count, once (the nodes and the ServiceCIDR are named after the home namespace).
+    const largest = Math.max(...settings.counts);
+    log(await home.addNodesFor(largest + settings.updates));
+    log(await home.addServiceIpsFor(largest));
     for (const [i, count] of settings.counts.entries()) {
-      log(await home.addNodesFor(count + settings.updates));
-      log(await home.addServiceIpsFor(count));
       if (i === 0 && settings.warmup) await warmUp(home, settings, count);
       const pairs = settings.pairs(count);
       for (let pair = 0; pair < pairs; pair++) {
