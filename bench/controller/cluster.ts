@@ -18,7 +18,7 @@ import type { ApiKind, KubeObject } from '../../constructs/kit';
 import type { KubeClient } from '../../controller/kube/client';
 import { ApiError } from '../../controller/kube/errors';
 import { resourcePath } from '../../controller/kube/paths';
-import { log, until } from './support';
+import { log, pool, until } from './support';
 
 export { MEMCACHED };
 
@@ -255,11 +255,37 @@ export class Cluster {
     }
   }
 
-  /** Deletes every resource and child in the namespace and waits until they are gone. */
+  /**
+   * Removes the finalizers of the Memcached resources that have one (the Go peer's), so that they go once
+   * deleted without a controller running to finalize them.
+   */
+  private async dropFinalizers(): Promise<void> {
+    const list = await this.client.request<{ items: KubeObject[] }>({
+      method: 'GET',
+      path: resourcePath(MEMCACHED, this.namespace),
+    });
+    const held = list.items
+      .filter((o) => (o.metadata.finalizers ?? []).length > 0)
+      .map((o) => o.metadata.name);
+    await pool(held, 32, async (name) => {
+      await this.client
+        .request({
+          method: 'PATCH',
+          path: resourcePath(MEMCACHED, this.namespace, name),
+          body: { metadata: { finalizers: null } },
+        })
+        .catch((err) => {
+          if (!(err instanceof ApiError && err.status === 404)) throw err;
+        });
+    });
+  }
+
+  /** Deletes every resource and child in the namespace (finalizers dropped) and waits until they are gone. */
   async wipe(timeoutMs: number): Promise<boolean> {
     const types = [MEMCACHED, DEPLOYMENT, REPLICA_SET, SERVICE];
     const gone = await until(
       async () => {
+        await this.dropFinalizers();
         for (const type of types) await this.deleteCollection(type, { propagationPolicy: 'Background' });
         await this.deleteCollection(POD, { gracePeriodSeconds: 0 });
         for (const type of [...types, POD]) if (await this.any(type)) return false;

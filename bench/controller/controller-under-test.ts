@@ -1,8 +1,8 @@
 /**
- * The controller under test, as the phases see it: how to start one process of it and how to read it. Any
- * controller that reconciles the Memcached kind (cache.example.com) into a Deployment and a Service, serves
- * a readiness URL and Prometheus metrics, and runs as a process of its own can be measured;
- * `reconstruct.ts` is the reconstruct controller's description.
+ * The controller under test, as the phases see it: how to start one process of it, how to read it, and
+ * when its work on a resource counts as done. Any controller that reconciles the Memcached kind
+ * (cache.example.com) into a Deployment (and more), serves a readiness URL and Prometheus metrics, and runs
+ * as a process of its own can be measured; `reconstruct.ts` and `peer-go.ts` describe the two there are.
  */
 import type { MetricNames } from './metrics';
 
@@ -12,8 +12,8 @@ export interface LaunchOptions {
   namespace: string;
   /** Reconciles in parallel. */
   workers: number;
-  /** Its resync period; a long one (a day) for none during a phase. */
-  resyncSeconds: number;
+  /** Its resync period; a long one (a day) for none during a phase; undefined: its own default. */
+  resyncSeconds?: number;
   /** Write a CPU profile into this folder, where the controller can. */
   cpuProfDir?: string;
 }
@@ -34,6 +34,21 @@ export interface Launch {
   metricsUrl: string;
 }
 
+/**
+ * When the bench counts a resource's children applied and the resource Ready, as its own watch sees them.
+ * Each controller has its own (what it makes, what it reports); a comparison of two controllers gives both
+ * the same.
+ */
+export interface Milestones {
+  /** The kinds of child whose objects, all seen, make the resource's children applied (Deployment, Service). */
+  children: ('Deployment' | 'Service')[];
+  /**
+   * Ready: `condition`, the resource's Ready condition is True; `deployment`, its Deployment has as many
+   * ready replicas as it asks for (spec.size) at its latest generation.
+   */
+  ready: 'condition' | 'deployment';
+}
+
 export interface ControllerUnderTest {
   /** A short name for it: its column where controllers are compared. */
   readonly name: string;
@@ -43,6 +58,8 @@ export interface ControllerUnderTest {
   check(): void;
   /** The command line and URLs of a new process; free ports are picked here. */
   launch(options: LaunchOptions): Promise<Launch>;
+  /** What it makes of a resource and how it says the resource is Ready. */
+  readonly milestones: Milestones;
   /** The names of the figures in its metrics. */
   readonly metrics: MetricNames;
   /** Whether a line of its log (stderr) reports an error. */

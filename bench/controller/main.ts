@@ -41,11 +41,12 @@ import { writeFileSync } from 'node:fs';
 import { sleep } from '../../controller/abortable';
 import { loadClient } from '../../controller/kube/client';
 import { Cluster } from './cluster';
-import { controllerLogDir, removeControllerLogs, terminateAll } from './controller-process';
+import { removeControllerLogs } from './controller-process';
+import { guard, run } from './guard';
 import { Observer } from './observer';
 import { directPhase } from './phases/baseline';
 import { controllerPhase, steadyPhase } from './phases/controller';
-import type { Workload } from './phases/workload';
+import { type Workload, resourceNames } from './phases/workload';
 import { reconstruct } from './reconstruct';
 import { type Results, report } from './report';
 import { HELP, type Settings, settings } from './settings';
@@ -64,35 +65,17 @@ async function main(): Promise<number> {
   target.check();
   const client = loadClient({ userAgent: 'reconstruct-bench', maxSockets: 64 });
   const cluster = new Cluster(client, s.namespace);
-  const observer = new Observer(client, s.namespace);
-  const names = Array.from({ length: s.count }, (_, i) => `mc-${String(i).padStart(4, '0')}`);
+  const observer = new Observer(client, s.namespace, target.milestones);
+  const names = resourceNames(s.count);
   const w: Workload = { cluster, observer, names };
   const r: Results = { count: s.count, workers: s.workers, concurrency: s.concurrency, size: s.size };
   const settingsUsed = s;
 
-  let cleaning: Promise<void> | undefined;
-  const cleanUp = () => {
-    cleaning ??= (async () => {
-      terminateAll();
-      await observer.stop().catch(() => undefined);
-      log(`cleaning up namespace ${settingsUsed.namespace}`);
-      await cluster.cleanUp();
-    })();
-    return cleaning;
-  };
-  const abort = (why: string) => {
-    const logDir = controllerLogDir();
-    log(`${why}: stopping${logDir ? ` (the controllers' logs are in ${logDir})` : ''}`);
-    const hard = setTimeout(() => process.exit(1), 240_000);
-    hard.unref();
-    void cleanUp().finally(() => process.exit(1));
-  };
-  setTimeout(
-    () => abort(`deadline of ${settingsUsed.deadlineMs / 60_000} min reached`),
-    s.deadlineMs,
-  ).unref();
-  process.once('SIGINT', () => abort('SIGINT'));
-  process.once('SIGTERM', () => abort('SIGTERM'));
+  const cleanUp = guard(s.deadlineMs, async () => {
+    await observer.stop().catch(() => undefined);
+    log(`cleaning up namespace ${settingsUsed.namespace}`);
+    await cluster.cleanUp();
+  });
 
   try {
     await cluster.createNamespace();
@@ -154,16 +137,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-    setTimeout(() => process.exit(code), 2000).unref();
-  },
-  (err: unknown) => {
-    log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    const logDir = controllerLogDir();
-    if (logDir) log(`the controllers' logs are in ${logDir}`);
-    process.exitCode = 1;
-    setTimeout(() => process.exit(1), 2000).unref();
-  },
-);
+run(main);

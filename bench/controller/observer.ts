@@ -1,13 +1,15 @@
 /**
  * What the bench sees through its own watches (one informer each for Memcached, Deployment and Service): when
  * each resource was created, when its children were applied, when it became Ready, and its Deployment's
- * replicas. "Applied" means delivered by this watch, the same for the controller and the baseline.
+ * replicas. "Applied" means delivered by this watch, the same for the controller and the baseline; which
+ * children count and what Ready means are the Milestones it is given.
  */
 import { DEPLOYMENT, SERVICE } from '../../constructs';
 import type { KubeObject } from '../../constructs/kit';
 import { Informer } from '../../controller/informer';
 import type { KubeClient } from '../../controller/kube/client';
 import { MEMCACHED, isReady } from './cluster';
+import type { Milestones } from './controller-under-test';
 import { now } from './support';
 
 export class Observer {
@@ -16,12 +18,18 @@ export class Observer {
   serviceSeen = new Map<string, number>();
   readyAt = new Map<string, number>();
   replicas = new Map<string, number>();
+  /** Per resource: whether its Deployment has all the ready replicas it asks for, at its latest generation. */
+  deploymentReady = new Map<string, boolean>();
   uids = new Map<string, string>();
   statusChanges = 0;
   private replicaWaiters = new Map<string, { want: number; resolve: () => void }>();
   private readonly informers: Informer[];
 
-  constructor(client: KubeClient, namespace: string) {
+  constructor(
+    client: KubeClient,
+    namespace: string,
+    readonly milestones: Milestones,
+  ) {
     this.informers = [
       new Informer(
         client,
@@ -47,7 +55,11 @@ export class Observer {
   }
 
   private memcached(obj: KubeObject): void {
-    if (isReady(obj) && !this.readyAt.has(obj.metadata.name)) this.readyAt.set(obj.metadata.name, now());
+    if (this.milestones.ready === 'condition' && isReady(obj)) this.ready(obj.metadata.name);
+  }
+
+  private ready(name: string): void {
+    if (!this.readyAt.has(name)) this.readyAt.set(name, now());
   }
 
   private deployment(obj: KubeObject): void {
@@ -55,6 +67,12 @@ export class Observer {
     if (!this.deploymentSeen.has(name)) this.deploymentSeen.set(name, now());
     const replicas = (obj.spec as { replicas?: number } | undefined)?.replicas ?? 1;
     this.replicas.set(name, replicas);
+    const status = obj.status as { observedGeneration?: number; readyReplicas?: number } | undefined;
+    const ready =
+      (status?.observedGeneration ?? 0) >= (obj.metadata.generation ?? 0) &&
+      (status?.readyReplicas ?? 0) === replicas;
+    this.deploymentReady.set(name, ready);
+    if (this.milestones.ready === 'deployment' && ready) this.ready(name);
     const waiter = this.replicaWaiters.get(name);
     if (waiter && waiter.want === replicas) {
       this.replicaWaiters.delete(name);
@@ -82,6 +100,7 @@ export class Observer {
     this.serviceSeen = new Map();
     this.readyAt = new Map();
     this.replicas = new Map();
+    this.deploymentReady = new Map();
     this.uids = new Map();
     this.statusChanges = 0;
     this.replicaWaiters = new Map();
@@ -104,13 +123,14 @@ export class Observer {
     });
   }
 
+  /** When the last of the resource's children (the milestones' kinds) was seen; undefined until all are. */
   childrenApplied(name: string): number | undefined {
-    const d = this.deploymentSeen.get(name);
-    const s = this.serviceSeen.get(name);
-    return d !== undefined && s !== undefined ? Math.max(d, s) : undefined;
+    const seen = { Deployment: this.deploymentSeen, Service: this.serviceSeen };
+    const times = this.milestones.children.map((kind) => seen[kind].get(name));
+    return times.every((t) => t !== undefined) ? Math.max(...times) : undefined;
   }
 
-  /** Per resource: both children seen, minus its create's response. */
+  /** Per resource: its children seen, minus its create's response. */
   latencies(names: string[]): number[] {
     return names.map((n) => (this.childrenApplied(n) ?? NaN) - (this.created.get(n) ?? NaN));
   }

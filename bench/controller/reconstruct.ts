@@ -37,8 +37,7 @@ export const reconstruct: ControllerUnderTest = {
         namespace,
         '--workers',
         String(workers),
-        '--resync',
-        String(resyncSeconds),
+        ...(resyncSeconds === undefined ? [] : ['--resync', String(resyncSeconds)]),
       ],
       // The Node options the install manifest and the image give it.
       env: { ...process.env, NODE_OPTIONS: CONTROLLER_NODE_OPTIONS },
@@ -46,6 +45,8 @@ export const reconstruct: ControllerUnderTest = {
       metricsUrl: `http://127.0.0.1:${port}/metrics`,
     };
   },
+
+  milestones: { children: ['Deployment', 'Service'], ready: 'condition' },
 
   metrics: {
     requests: 'reconstruct_api_requests_total',

@@ -36,6 +36,18 @@ export interface Settings {
   overheadOnly: boolean;
   warmup: boolean;
   rounds: number;
+  /** Controller A keeps its own resync period (as users run it) instead of none during the phase. */
+  ownResync?: boolean;
+  /** After the single updates, watch controller A this many seconds idle (CPU, reconciles, writes). */
+  idleSeconds?: number;
+}
+
+/** The integer value of a flag, `fallback` when it is absent; throws when it is not an integer >= min. */
+export function int(flag: string, text: string | undefined, fallback: number, min: number): number {
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag}: "${text}" is not an integer >= ${min}`);
+  return n;
 }
 
 /** The settings from the command line and the environment; undefined after --help. Throws on a bad value. */
@@ -63,12 +75,6 @@ export function settings(): Settings | undefined {
     process.stdout.write(HELP);
     return undefined;
   }
-  const int = (flag: string, text: string | undefined, fallback: number, min: number): number => {
-    if (text === undefined || text === '') return fallback;
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${flag}: "${text}" is not an integer >= ${min}`);
-    return n;
-  };
   const env = process.env;
   return {
     count: int('count', values.count ?? env.BENCH_COUNT, 500, 1),

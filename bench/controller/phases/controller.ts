@@ -1,10 +1,11 @@
 /**
- * The phases that run the controller under test: creation (controller A, then its single updates) and the
- * steady state (controller B, restarted with a short resync). See main.ts for what each measures.
+ * The phases that run the controller under test: creation (controller A, then its single updates, then, when
+ * asked, a quiet minute) and the steady state (controller B, restarted with a short resync). See main.ts and
+ * peer.ts for what each measures.
  */
 import { mkdirSync } from 'node:fs';
 import { sleep } from '../../../controller/abortable';
-import { type Cluster, isReady } from '../cluster';
+import type { Cluster } from '../cluster';
 import { ControllerProcess } from '../controller-process';
 import type { ControllerUnderTest } from '../controller-under-test';
 import { WRITE_VERBS, reconcileMeanMs, reconcileQuantileMs, requestMeanMs } from '../metrics';
@@ -12,7 +13,7 @@ import { cpuSnapshot, cpuSpent } from '../proc';
 import type { Results } from '../report';
 import type { Settings } from '../settings';
 import { log, now, quantile, until } from '../support';
-import { type Workload, createAll, patchNextSize, updateTargets } from './workload';
+import { type Workload, createAll, patchNextSize, readyAgain, updateTargets } from './workload';
 
 const KiB_TO_MB = 1024 / 1e6;
 
@@ -27,13 +28,12 @@ export async function controllerPhase(
 ): Promise<void> {
   const { cluster, observer, names } = w;
   if (s.cpuProfDir) mkdirSync(s.cpuProfDir, { recursive: true });
-  log(
-    `controller A: --workers ${s.workers}, no resync during the phase${s.cpuProfDir ? ', --cpu-prof' : ''}`,
-  );
+  const resync = s.ownResync ? 'its own resync period' : 'no resync during the phase';
+  log(`controller A: --workers ${s.workers}, ${resync}${s.cpuProfDir ? ', --cpu-prof' : ''}`);
   const a = await ControllerProcess.start(target, {
     namespace: cluster.namespace,
     workers: s.workers,
-    resyncSeconds: NO_RESYNC,
+    resyncSeconds: s.ownResync ? undefined : NO_RESYNC,
     cpuProfDir: s.cpuProfDir,
   });
   let progress: NodeJS.Timeout | undefined;
@@ -112,6 +112,7 @@ export async function controllerPhase(
 
     clearInterval(progress);
     if (!s.overheadOnly) await updatePhase(w, s, r, a);
+    if (!s.overheadOnly && s.idleSeconds) await idlePhase(s.idleSeconds, r, a);
   } finally {
     clearInterval(progress);
     r.peakRssMB = Math.max(Number(r.peakRssMB ?? 0), a.peakRssKiB * KiB_TO_MB);
@@ -135,17 +136,8 @@ async function updatePhase(w: Workload, s: Settings, r: Results, a: ControllerPr
     const { started, patched, seen } = await patchNextSize(w, name, s);
     if (await seen) latencies.push(now() - started);
     else timeouts++;
-    // Idle again before the next one: the resource Ready at its new generation, and no writes for 500 ms.
-    const generation = patched.metadata.generation ?? 0;
-    await until(
-      async () => {
-        const obj = await w.cluster.getMemcached(name);
-        const observed = (obj.status as { observedGeneration?: number } | undefined)?.observedGeneration ?? 0;
-        return observed >= generation && isReady(obj);
-      },
-      30_000,
-      100,
-    );
+    // Idle again before the next one: the resource Ready at its new spec, and no writes for 500 ms.
+    await readyAgain(w, patched);
     await a.settle(500, 10_000);
   }
   const m1 = await a.metrics();
@@ -155,6 +147,23 @@ async function updatePhase(w: Workload, s: Settings, r: Results, a: ControllerPr
   r.updateTimeouts = timeouts;
   r.updateReconcileMedianMs = reconcileQuantileMs(m0, m1, 0.5);
   r.updateWritesPerUpdate = (m1.writes() - m0.writes()) / s.updates;
+}
+
+/** The controller left alone once everything converged: what it still spends and sends. */
+async function idlePhase(seconds: number, r: Results, a: ControllerProcess): Promise<void> {
+  const settled = await a.settle(3000, 120_000);
+  if (!settled) log('controller A still writing 120 s after the updates');
+  log(`${seconds} s idle`);
+  const m0 = await a.metrics();
+  const cpu0 = cpuSnapshot(a.proc.pid);
+  await sleep(seconds * 1000);
+  const m1 = await a.metrics();
+  r.idleWindowSeconds = (m1.at - m0.at) / 1000;
+  r.idleCpuSeconds = cpuSpent(cpu0, cpuSnapshot(a.proc.pid)).controller;
+  r.idleReconciles = m1.reconciles() - m0.reconciles();
+  r.idleWrites = m1.writes() - m0.writes();
+  r.idleReads = m1.requests(['get', 'list']) - m0.requests(['get', 'list']);
+  r.idleRssAfterMB = a.rssKiB * KiB_TO_MB;
 }
 
 export async function steadyPhase(

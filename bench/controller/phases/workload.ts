@@ -3,10 +3,10 @@
  * all, and one timed update of a resource's spec.size.
  */
 import type { KubeObject } from '../../../constructs/kit';
-import type { Cluster } from '../cluster';
+import { type Cluster, isReady } from '../cluster';
 import type { Observer } from '../observer';
 import type { Settings } from '../settings';
-import { now, pool } from '../support';
+import { now, pool, until } from '../support';
 
 export interface Workload {
   cluster: Cluster;
@@ -15,6 +15,10 @@ export interface Workload {
   /** The resources' names, created in this order. */
   names: string[];
 }
+
+/** The resources' names: mc-0000, mc-0001, ... */
+export const resourceNames = (count: number): string[] =>
+  Array.from({ length: count }, (_, i) => `mc-${String(i).padStart(4, '0')}`);
 
 /** Creates the resources, `concurrency` at a time; records each create's response time and uid. */
 export async function createAll(
@@ -47,4 +51,29 @@ export async function patchNextSize(
   const started = now();
   const patched = await cluster.patchSize(name, size);
   return { started, patched, seen };
+}
+
+/**
+ * Waits (up to 30 s) until the resource patched to `patched` is Ready again at that spec: its Ready condition
+ * for its new generation, or its Deployment's replicas all ready, as the observer's milestones say.
+ */
+export async function readyAgain({ cluster, observer }: Workload, patched: KubeObject): Promise<boolean> {
+  const name = patched.metadata.name;
+  if (observer.milestones.ready === 'deployment') {
+    const size = (patched.spec as { size?: number } | undefined)?.size;
+    return until(
+      () => observer.replicas.get(name) === size && observer.deploymentReady.get(name) === true,
+      30_000,
+    );
+  }
+  const generation = patched.metadata.generation ?? 0;
+  return until(
+    async () => {
+      const obj = await cluster.getMemcached(name);
+      const observed = (obj.status as { observedGeneration?: number } | undefined)?.observedGeneration ?? 0;
+      return observed >= generation && isReady(obj);
+    },
+    30_000,
+    100,
+  );
 }

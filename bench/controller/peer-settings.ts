@@ -1,0 +1,81 @@
+/** The settings of bench:peer (reconstruct against the Go peer): its flags, defaults and help. */
+import { parseArgs } from 'node:util';
+import { type Settings, int } from './settings';
+
+export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   (npm run bench:peer -- [options])
+
+  --counts N,N       Memcached resources per run, one table each (default 500,2000)
+  --pairs N          reconstruct / Go peer pairs per count (default 3 up to 500, 1 above)
+  --workers N        reconstruct's workers (default 4, its default); the Go peer runs with its
+                     default (1) in the pairs, then once with this many
+  --updates N        single updates timed per run (default 20)
+  --idle SECONDS     the idle window once all converged (default 60)
+  --deadline MIN     stop (and clean up) after this many minutes whatever happens (default 120)
+  --json FILE        also write every run's figures as JSON
+  --no-warmup        skip the unmeasured pass that warms up the API server and etcd first
+  -h, --help
+`;
+
+export interface PeerSettings {
+  counts: number[];
+  /** Pairs for a count: the flag, else 3 up to 500 and 1 above. */
+  pairs: (count: number) => number;
+  workers: number;
+  updates: number;
+  idleSeconds: number;
+  deadlineMs: number;
+  json?: string;
+  warmup: boolean;
+}
+
+/** The settings from the command line; undefined after --help. Throws on a bad value. */
+export function peerSettings(): PeerSettings | undefined {
+  const { values } = parseArgs({
+    options: {
+      counts: { type: 'string' },
+      pairs: { type: 'string' },
+      workers: { type: 'string' },
+      updates: { type: 'string' },
+      idle: { type: 'string' },
+      deadline: { type: 'string' },
+      json: { type: 'string' },
+      'no-warmup': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(PEER_HELP);
+    return undefined;
+  }
+  const pairs = values.pairs === undefined ? undefined : int('pairs', values.pairs, 1, 1);
+  return {
+    counts: (values.counts ?? '500,2000').split(',').map((c) => int('counts', c.trim(), 0, 1)),
+    pairs: (count) => pairs ?? (count <= 500 ? 3 : 1),
+    workers: int('workers', values.workers, 4, 1),
+    updates: int('updates', values.updates, 20, 0),
+    idleSeconds: int('idle', values.idle, 60, 1),
+    deadlineMs: int('deadline', values.deadline, 120, 1) * 60_000,
+    json: values.json,
+    warmup: !values['no-warmup'],
+  };
+}
+
+/** The phases' settings for one run: N Memcached of size 1, 32 creates in flight, the controller's own resync. */
+export function runSettings(p: PeerSettings, count: number, workers: number, namespace: string): Settings {
+  return {
+    count,
+    workers,
+    concurrency: 32,
+    size: 1,
+    resyncSeconds: 600,
+    updates: p.updates,
+    namespace,
+    deadlineMs: p.deadlineMs,
+    addNodes: true,
+    overheadOnly: false,
+    warmup: false,
+    rounds: 1,
+    ownResync: true,
+    idleSeconds: p.idleSeconds,
+  };
+}
