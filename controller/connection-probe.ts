@@ -4,8 +4,9 @@
  * server's bookmarks, once a minute per watch, make a silent watch look dead only after 75 s, and
  * re-watching every few seconds to bound that would cost each informer a request per re-watch. A
  * middlebox that drops its connections, or a partition, takes them all at once: a `GET /version` (open
- * to every authenticated user) on the kept-alive request connection that gets no answer in 5 s says so
- * for all of them. The manager then ends every watch as dead and drops the idle pooled connections, so
+ * to every authenticated user) on the kept-alive request connection that gets no answer in 5 s, while no
+ * watch delivered anything either, says so for all of them (a slow answer while watches still deliver
+ * is a busy server, not a dead connection). The manager then ends every watch as dead and drops the idle pooled connections, so
  * every cache relists on a new connection; and when the probe is answered again, the requests still
  * waiting on dead connections fail (to be retried on new ones) and the caches waiting out a backoff
  * (their relists failed meanwhile) retry at once.
@@ -18,6 +19,8 @@ import type { Logger } from './log';
 export interface ConnectionHandlers {
   dead(): void;
   back(): void;
+  /** Whether any watch delivered something (an event, a bookmark) at or after this time (Date.now()). */
+  heardSince(ms: number): boolean;
 }
 
 export interface ConnectionProbeOptions {
@@ -54,6 +57,7 @@ export class ConnectionProbe {
 
   /** One probe; an answer of any HTTP status is a live connection, no answer (or a network error) not. */
   async probe(): Promise<void> {
+    const sent = Date.now();
     try {
       await this.client.request({
         method: 'GET',
@@ -63,6 +67,7 @@ export class ConnectionProbe {
       this.alive();
     } catch (err) {
       if (err instanceof ApiError && err.status > 0) this.alive();
+      else if (this.handlers.heardSince(sent)) this.log.debug('probe unanswered while watches deliver', {});
       else this.dead(err);
     } finally {
       if (this.timer) this.schedule();

@@ -95,6 +95,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.reflector.retryNow();
   }
 
+  /** See Reflector.lastHeardAt. */
+  get lastHeardAt(): number {
+    return this.reflector.lastHeardAt;
+  }
+
   /** See Reflector.connectionLost. */
   connectionLost(): void {
     this.reflector.connectionLost();

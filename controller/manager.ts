@@ -94,6 +94,7 @@ export class Manager implements ClusterView {
           client.resetStalled?.();
           for (const informer of this.everyInformer()) informer.retryNow();
         },
+        heardSince: (ms) => this.everyInformer().some((informer) => informer.lastHeardAt >= ms),
       },
       log,
     );

@@ -75,6 +75,8 @@ export class Reflector<T extends KubeObject> {
   /** Aborted by retryNow: cuts a backoff wait short. */
   private wake = new AbortController();
   private lastFailure?: unknown;
+  /** When a watch last delivered something (an event or a bookmark), by Date.now(). */
+  private heardAt = 0;
   /** Ends the open watch as dead; set while one is open. */
   private endWatch?: () => void;
 
@@ -130,6 +132,11 @@ export class Reflector<T extends KubeObject> {
    */
   connectionLost(): void {
     this.endWatch?.();
+  }
+
+  /** When a watch last delivered something (an event or a bookmark), by Date.now(); 0 if never. */
+  get lastHeardAt(): number {
+    return this.heardAt;
   }
 
   private async run(signal: AbortSignal): Promise<void> {
@@ -308,6 +315,7 @@ export class Reflector<T extends KubeObject> {
         if (first) connected();
         first = false;
         arm();
+        this.heardAt = Date.now();
         events++;
         if (this.apply(event) === 'expired') return { end: 'expired', events };
       }

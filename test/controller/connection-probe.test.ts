@@ -26,7 +26,7 @@ describe('ConnectionProbe', () => {
     let back = 0;
     const probe = new ConnectionProbe(
       client,
-      { dead: () => dead++, back: () => back++ },
+      { dead: () => dead++, back: () => back++, heardSince: () => false },
       createLogger({ write: (l) => lines.push(l) }),
     );
     const seen: [number, number][] = [];
@@ -54,8 +54,21 @@ describe('ConnectionProbe', () => {
   it('takes any HTTP answer, a refusal included, for a live connection', async () => {
     const { client } = scripted(['forbidden']);
     let dead = 0;
-    const handlers = { dead: () => dead++, back: () => undefined };
+    const handlers = { dead: () => dead++, back: () => undefined, heardSince: () => false };
     await new ConnectionProbe(client, handlers, createLogger({ write: () => undefined })).probe();
     expect(dead).toBe(0);
+  });
+
+  it('takes an unanswered probe for a busy server, not dead connections, while watches still deliver', async () => {
+    const { client } = scripted(['timeout', 'timeout']);
+    let dead = 0;
+    let heard = true;
+    const handlers = { dead: () => dead++, back: () => undefined, heardSince: () => heard };
+    const probe = new ConnectionProbe(client, handlers, createLogger({ write: () => undefined }));
+    await probe.probe();
+    expect(dead).toBe(0);
+    heard = false;
+    await probe.probe();
+    expect(dead).toBe(1);
   });
 });
