@@ -9,12 +9,22 @@
  * Deployment's replicas ready.
  */
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { freePort } from '../../controller/server';
 import type { ControllerUnderTest } from './controller-under-test';
 
-/** The build script, in the source tree (dist/bench/controller -> the repository's bench/peer-go). */
-const BUILD = join(__dirname, '../../../bench/peer-go/build.sh');
+/**
+ * The build script, in the repository's bench/peer-go: found from here whether this runs compiled
+ * (dist/bench/controller) or from source (bench/controller, the peer's cluster test).
+ */
+function buildScript(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    const script = join(dir, 'bench/peer-go/build.sh');
+    if (existsSync(script)) return script;
+    if (dirname(dir) === dir) throw new Error(`bench/peer-go/build.sh is not in a folder above ${__dirname}`);
+  }
+}
 
 /** client-go counts requests by HTTP method; the bench counts them by Kubernetes verb. */
 const VERB_OF_METHOD: Record<string, string> = {
@@ -33,11 +43,14 @@ export const peerGo: ControllerUnderTest = {
 
   check() {
     if (binary) return;
+    const script = buildScript();
     try {
-      const out = execFileSync('bash', [BUILD], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const out = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
       binary = out.trim().split('\n').pop();
     } catch (err) {
-      throw new Error(`the Go peer cannot be built (bash ${BUILD}): ${(err as Error).message}`);
+      throw new Error(
+        `the Go peer cannot be built (bash ${script}; it needs Go and the Go module proxy): ${(err as Error).message}`,
+      );
     }
   },
 

@@ -8,9 +8,8 @@
  * The build (bench/peer-go/build.sh) needs Go; it is cached outside the repository, so only the first run
  * on a machine compiles controller-runtime (minutes).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { freePort } from '../../controller/server';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { peerGo } from '../../bench/controller/peer-go';
 import { counter } from '../support/controller';
 import {
   applyYaml,
@@ -22,7 +21,6 @@ import {
   waitFor,
 } from '../support/kubectl';
 
-const BUILD_SCRIPT = join(__dirname, '../../bench/peer-go/build.sh');
 const BUILD_TIMEOUT_MS = 20 * 60_000;
 const FINALIZER = 'cache.example.com/finalizer';
 const NAMES = ['peer-a', 'peer-b', 'peer-c'];
@@ -44,25 +42,6 @@ let exited: Promise<number | null> | undefined;
 const logs: string[] = [];
 let metricsUrl = '';
 
-/** Builds the peer (or finds it built) and returns the binary's path; fails with the build's own words. */
-function buildPeer(): string {
-  const res = spawnSync('bash', [BUILD_SCRIPT], {
-    encoding: 'utf8',
-    timeout: BUILD_TIMEOUT_MS,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stderr = (res.stderr ?? '').trim();
-  if (res.error || res.status !== 0) {
-    throw new Error(
-      `bench/peer-go/build.sh failed (${res.error?.message ?? `exit ${res.status}`}); ` +
-        `the Go peer needs Go and the Go module proxy.\n${stderr}`,
-    );
-  }
-  const binary = res.stdout.trim().split('\n').pop() ?? '';
-  if (!binary) throw new Error(`bench/peer-go/build.sh printed no path\n${stderr}`);
-  return binary;
-}
-
 const memcached = (name: string, size: number) =>
   JSON.stringify({
     apiVersion: 'cache.example.com/v1alpha1',
@@ -74,27 +53,14 @@ const memcached = (name: string, size: number) =>
 const peerLogs = () => logs.slice(-40).join('\n');
 
 beforeAll(async () => {
-  const binary = buildPeer();
-  const kubeconfig = process.env.KUBECONFIG;
-  if (!kubeconfig)
+  if (!process.env.KUBECONFIG)
     throw new Error('KUBECONFIG is not set: run the tests through scripts/cluster/with-cluster.sh');
+  // Built and started exactly as bench:peer does (its defaults: one worker).
+  peerGo.check();
   ns = createNamespace('peer-go');
-  const [metricsPort, healthPort] = [await freePort(), await freePort()];
-  metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  const proc = spawn(
-    binary,
-    [
-      '--kubeconfig',
-      kubeconfig,
-      '--metrics-bind-address',
-      `127.0.0.1:${metricsPort}`,
-      '--health-probe-bind-address',
-      `127.0.0.1:${healthPort}`,
-      '--namespaces',
-      ns,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const launch = await peerGo.launch({ namespace: ns, workers: 1 });
+  metricsUrl = launch.metricsUrl;
+  const proc = spawn(launch.command, launch.args, { env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
   peer = proc;
   exited = new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
   let buffered = '';
@@ -110,7 +76,7 @@ beforeAll(async () => {
   await waitFor(
     async () => {
       if (proc.exitCode !== null) throw new Error(`the peer exited ${proc.exitCode}:\n${peerLogs()}`);
-      return (await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => undefined))?.ok;
+      return (await fetch(launch.readyUrl).catch(() => undefined))?.ok;
     },
     { what: 'the Go peer to be ready', timeoutMs: 30_000 },
   );
