@@ -282,11 +282,14 @@ export class Reflector<T extends KubeObject> {
     };
     this.endWatch = kill('deadline');
     const inactivityMs = this.options.inactivityMs ?? 75_000;
+    // One timer per watch, not one per event: when it fires, the watch is dead if nothing came since
+    // inactivityMs ago, else it waits for the rest of that time from the last thing heard.
     let watchdog: NodeJS.Timeout | undefined;
-    const arm = () => {
-      if (inactivityMs <= 0) return;
-      if (watchdog) clearTimeout(watchdog);
-      watchdog = setTimeout(kill('inactive'), inactivityMs);
+    let heard = Date.now();
+    const check = () => {
+      const silent = Date.now() - heard;
+      if (silent >= inactivityMs) kill('inactive')();
+      else watchdog = setTimeout(check, inactivityMs - silent);
     };
     const base = this.options.watchTimeoutSeconds ?? 300;
     const timeoutSeconds = Math.max(1, Math.round(base * (1 + Math.random())));
@@ -296,7 +299,7 @@ export class Reflector<T extends KubeObject> {
     );
     let events = 0;
     try {
-      arm();
+      if (inactivityMs > 0) watchdog = setTimeout(check, inactivityMs);
       const stream = this.client.watch({
         method: 'GET',
         path: resourcePath(this.options.type, this.options.namespace),
@@ -314,8 +317,8 @@ export class Reflector<T extends KubeObject> {
       for await (const event of stream) {
         if (first) connected();
         first = false;
-        arm();
-        this.heardAt = Date.now();
+        heard = Date.now();
+        this.heardAt = heard;
         events++;
         if (this.apply(event) === 'expired') return { end: 'expired', events };
       }
