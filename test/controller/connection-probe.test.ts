@@ -1,7 +1,7 @@
 import { ConnectionProbe } from '../../controller/connection-probe';
 import type { KubeClient } from '../../controller/kube/client';
 import { ApiError } from '../../controller/kube/errors';
-import { createLogger } from '../../controller/log';
+import { recordingLogger } from '../support/logger';
 
 /** A client whose GET /version gives the next scripted outcome. */
 function scripted(outcomes: ('ok' | 'timeout' | 'forbidden')[]) {
@@ -21,13 +21,13 @@ function scripted(outcomes: ('ok' | 'timeout' | 'forbidden')[]) {
 describe('ConnectionProbe', () => {
   it('says the connections are dead on each probe without an answer, logging a streak once', async () => {
     const { client, paths } = scripted(['ok', 'timeout', 'timeout', 'ok', 'timeout']);
-    const lines: string[] = [];
+    const { log, lines } = recordingLogger();
     let dead = 0;
     let back = 0;
     const probe = new ConnectionProbe(
       client,
       { dead: () => dead++, back: () => back++, heardSince: () => false },
-      createLogger({ write: (l) => lines.push(l) }),
+      log,
     );
     const seen: [number, number][] = [];
     for (let i = 0; i < 5; i++) {
@@ -43,7 +43,7 @@ describe('ConnectionProbe', () => {
       [2, 1],
       [3, 1],
     ]);
-    const said = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    const said = lines.map((l) => l.msg);
     expect(said).toEqual([
       'API server connection dead (no answer to a probe); watching again on a new one',
       'API server connection answers again',
@@ -55,7 +55,7 @@ describe('ConnectionProbe', () => {
     const { client } = scripted(['forbidden']);
     let dead = 0;
     const handlers = { dead: () => dead++, back: () => undefined, heardSince: () => false };
-    await new ConnectionProbe(client, handlers, createLogger({ write: () => undefined })).probe();
+    await new ConnectionProbe(client, handlers, recordingLogger().log).probe();
     expect(dead).toBe(0);
   });
 
@@ -64,7 +64,7 @@ describe('ConnectionProbe', () => {
     let dead = 0;
     let heard = true;
     const handlers = { dead: () => dead++, back: () => undefined, heardSince: () => heard };
-    const probe = new ConnectionProbe(client, handlers, createLogger({ write: () => undefined }));
+    const probe = new ConnectionProbe(client, handlers, recordingLogger().log);
     await probe.probe();
     expect(dead).toBe(0);
     heard = false;

@@ -1,7 +1,7 @@
 import type { Writer } from '../../controller/writer';
 import { EventRecorder } from '../../controller/events';
 import { ApiError } from '../../controller/kube/errors';
-import type { Logger } from '../../controller/log';
+import { recordingLogger } from '../support/logger';
 
 /** A Writer whose creates wait until the test releases them, so what is in flight can be observed. */
 function pausedWriter() {
@@ -27,23 +27,6 @@ function pausedWriter() {
     await new Promise((r) => setImmediate(r));
   };
   return { writer, calls, settle, maxInFlight: () => maxInFlight };
-}
-
-function recordingLogger() {
-  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
-  const at =
-    (level: string) =>
-    (msg: string, fields?: Record<string, unknown>): void => {
-      lines.push({ level, msg, fields });
-    };
-  const log: Logger = {
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => log,
-  };
-  return { log, lines };
 }
 
 const resource = (name: string, namespace?: string) => ({

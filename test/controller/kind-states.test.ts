@@ -2,7 +2,7 @@
 import { balancerKind, memcachedKind, type Kind } from '../../constructs';
 import { KindStates, type WatchedCache } from '../../controller/kind-states';
 import { ApiError } from '../../controller/kube/errors';
-import type { Logger } from '../../controller/log';
+import { recordingLogger } from '../support/logger';
 
 class FakeCache implements WatchedCache {
   failure: unknown = undefined;
@@ -20,15 +20,7 @@ class FakeCache implements WatchedCache {
 }
 
 function setup() {
-  const lines: { level: string; msg: string }[] = [];
-  const at = (level: string) => (msg: string) => void lines.push({ level, msg });
-  const log: Logger = {
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => log,
-  };
+  const { log, lines } = recordingLogger();
   const available = new Map<string, boolean>();
   const settled: string[] = [];
   const states = new KindStates(
@@ -71,7 +63,7 @@ describe('KindStates', () => {
     expect(t.available.get('Balancer')).toBe(false);
     expect(t.available.get('Memcached')).toBe(true);
     // Said once, however often the informers report.
-    expect(t.lines.filter((l) => l.level === 'error')).toEqual([
+    expect(t.lines.filter((l) => l.level === 'error').map(({ level, msg }) => ({ level, msg }))).toEqual([
       { level: 'error', msg: expect.stringContaining('install its CustomResourceDefinition') as string },
     ]);
   });
