@@ -223,7 +223,7 @@ export async function planChanges(
     snapshot.put(type, await listObjects(client, type, namespace, `${LABEL_PART_OF}=${partOf}`), true);
   }
   // A desired name taken by an object that is not ours: the reconciler reads it and reports it.
-  for (const child of synthesize(definition, live, { owner: { uid } })) {
+  for (const child of synthesize(definition, live, { owner: { uid }, admitted: true })) {
     const type = definition.children.find((t) => t.apiVersion === child.apiVersion && t.kind === child.kind);
     if (!type || isWriteOnly(type)) continue;
     const ns = type.namespaced ? (child.metadata.namespace ?? namespace) : undefined;

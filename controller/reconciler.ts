@@ -401,7 +401,7 @@ export class Reconciler {
     const last = this.syntheses.get(key);
     if (last && last.uid === uid && last.generation === generation) return last.intents;
     this.syntheses.delete(key);
-    const intents = synthesize(definition, resource, { owner: { uid } }).map((child) =>
+    const intents = synthesize(definition, resource, { owner: { uid }, admitted: true }).map((child) =>
       intentOf(definition, child),
     );
     if (generation !== undefined) this.syntheses.set(key, { uid, generation, intents });

@@ -86,7 +86,7 @@ export async function treeOf(
   const wanted = new Set<string>();
   let desired: ReturnType<typeof synthesize> = [];
   try {
-    desired = synthesize(definition, resource, { owner: { uid: uid ?? '' } });
+    desired = synthesize(definition, resource, { owner: { uid: uid ?? '' }, admitted: true });
   } catch (err) {
     if (!(err instanceof SpecError)) throw err; // the Ready condition says why
   }

@@ -25,7 +25,7 @@ for (const { kind, resource } of rendered) {
   const id = [resource.metadata.namespace, resource.kind.toLowerCase(), resource.metadata.name]
     .filter(Boolean)
     .join('-');
-  resourceChart(app, id, kind, resource);
+  resourceChart(app, id, kind, resource, { admitted: true });
 }
 app.synth();
 

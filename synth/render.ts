@@ -14,7 +14,7 @@ import {
 } from '../constructs/kit/child-policy';
 import type { Problem } from './problem';
 import { parseDocuments, type SourceDocument } from './read';
-import { validateResource } from './validate';
+import { validateResource } from '../constructs/kit/validate';
 
 /** A resource that passed every check, with its children. */
 export interface Rendered {
@@ -153,7 +153,10 @@ export function renderDocument(
   }
   const resource = object as unknown as CustomResource;
   try {
-    const children = offlineChildren(synthesize(definition, resource), options.includeGenerated);
+    const children = offlineChildren(
+      synthesize(definition, resource, { admitted: true }),
+      options.includeGenerated,
+    );
     return { rendered: { file, kind: definition, resource, ...children }, problems: [] };
   } catch (err) {
     if (err instanceof SpecError) return { problems: [problem(err.field, err.detail, resource)] };

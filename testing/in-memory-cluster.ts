@@ -35,7 +35,7 @@ import { mergePatched } from '../controller/merge-patch';
 import { objectKey } from '../controller/object-key';
 import { kindKey } from '../constructs/kit/api-kind';
 import { Reconciler, type ReconcileResult } from '../controller/reconciler';
-import { validateResource, type FieldError } from '../synth/validate';
+import { validateResource, type FieldError } from '../constructs/kit/validate';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

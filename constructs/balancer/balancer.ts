@@ -5,9 +5,9 @@ import * as kplus from 'cdk8s-plus-27';
 import {
   ResourceProps,
   SpecError,
+  admitSpec,
   checkDnsLabel,
   checkServiceName,
-  withDefaults,
   withoutAddressLabel,
 } from '../kit';
 import { balancerSchema } from './schema';
@@ -62,14 +62,6 @@ export function configHash(conf: string): string {
   return createHash('sha256').update(conf).digest('hex').slice(0, 16);
 }
 
-function checkUnique(items: { name: string }[], field: string): void {
-  const seen = new Set<string>();
-  items.forEach((item, i) => {
-    if (seen.has(item.name)) throw new SpecError(`${field}[${i}].name`, `Duplicate value: "${item.name}"`);
-    seen.add(item.name);
-  });
-}
-
 /**
  * An nginx proxy stack with weighted backends: a front-end Service `<name>` selecting the
  * proxy pod, a ConfigMap `<name>-proxy-configmap` with nginx.conf, the proxy Deployment `<name>proxy`,
@@ -84,20 +76,10 @@ export class Balancer extends Construct {
   constructor(scope: Construct, id: string, props: BalancerProps) {
     super(scope, id);
     const { name } = props;
-    const spec = withDefaults<BalancerSpec, BalancerSpecWithDefaults>(balancerSchema.spec, props.spec);
-    if (!spec.ports?.length) throw new SpecError('spec.ports', 'Required value: at least one port');
-    if (!spec.backends?.length) throw new SpecError('spec.backends', 'Required value: at least one backend');
-    checkUnique(spec.ports, 'spec.ports');
-    checkUnique(spec.backends, 'spec.backends');
+    const spec = admitSpec<BalancerSpec, BalancerSpecWithDefaults>(this, balancerSchema.spec, props.spec);
     checkServiceName(balancerNames.frontend(name), 'metadata.name', 'the front-end Service name');
     checkDnsLabel(balancerNames.deployment(name), 'metadata.name', 'the proxy Deployment name');
     spec.backends.forEach((backend, i) => {
-      if (!Number.isInteger(backend.weight) || backend.weight < 1) {
-        throw new SpecError(
-          `spec.backends[${i}].weight`,
-          `Invalid value: ${backend.weight}: must be at least 1`,
-        );
-      }
       checkServiceName(
         balancerNames.backend(name, backend.name),
         `spec.backends[${i}].name`,

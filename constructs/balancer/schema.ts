@@ -35,9 +35,9 @@ export const balancerSchema: KindSchema = {
             targetPort: intOrString('Port of the backend pods. Defaults to `port`.'),
           },
         },
-        'x-kubernetes-validations': [
-          { rule: 'self.all(p, self.exists_one(q, q.name == p.name))', message: 'port names must be unique' },
-        ],
+        // Keyed by name: a duplicate is refused naming it, and server-side apply merges entries by name.
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
       },
       selector: labelMap('Labels every backend pod carries.'),
       backends: {
@@ -54,12 +54,8 @@ export const balancerSchema: KindSchema = {
             selector: labelMap("Labels of this backend's pods, overlaid on spec.selector."),
           },
         },
-        'x-kubernetes-validations': [
-          {
-            rule: 'self.all(b, self.exists_one(c, c.name == b.name))',
-            message: 'backend names must be unique',
-          },
-        ],
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
       },
       image: {
         type: 'string',

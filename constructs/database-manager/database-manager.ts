@@ -1,7 +1,7 @@
 import { Size } from 'cdk8s';
 import { Construct } from 'constructs';
 import * as kplus from 'cdk8s-plus-27';
-import { ResourceProps, SpecError, checkDnsLabel, withDefaults, withoutAddressLabel } from '../kit';
+import { ResourceProps, admitSpec, checkDnsLabel, withoutAddressLabel } from '../kit';
 import { databaseManagerSchema } from './schema';
 import type { DatabaseManagerSpec, DatabaseManagerSpecWithDefaults } from './types.generated';
 
@@ -34,20 +34,12 @@ export class DatabaseManager extends Construct {
   constructor(scope: Construct, id: string, props: DatabaseManagerProps) {
     super(scope, id);
     const { name } = props;
-    const spec = withDefaults<DatabaseManagerSpec, DatabaseManagerSpecWithDefaults>(
+    const spec = admitSpec<DatabaseManagerSpec, DatabaseManagerSpecWithDefaults>(
+      this,
       databaseManagerSchema.spec,
       props.spec,
     );
     const { dbtype, replicas } = spec;
-    if (!(dbtype in DATABASE_IMAGES)) {
-      throw new SpecError(
-        'spec.dbtype',
-        `Unsupported value: "${dbtype}": supported values: "mysql", "mariadb"`,
-      );
-    }
-    if (!Number.isInteger(replicas) || replicas < 1 || replicas > 10) {
-      throw new SpecError('spec.replicas', `Invalid value: ${replicas}: must be an integer from 1 to 10`);
-    }
     const deploymentName = databaseDeploymentName(props);
     checkDnsLabel(
       deploymentName,

@@ -31,6 +31,7 @@ export {
 } from './api-kind';
 export * from './cluster-view';
 export * from './custom-resource';
+export { admitSpec } from './admit';
 export { withDefaults } from './defaults';
 export * from './define-kind';
 export * from './child-readiness';

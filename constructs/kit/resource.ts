@@ -102,7 +102,7 @@ export interface ResourceProps<Spec> {
   readonly name: string;
   /**
    * The custom resource's spec. Fields the schema defaults may be absent (a cdk8s app passes what it
-   * wrote): the construct fills them in from the schema (`withDefaults`), so defaults live only there.
+   * wrote): the construct reads it with `admitSpec`, which fills them in from the schema and checks it.
    */
   readonly spec: Spec;
 }

@@ -1,5 +1,6 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
+import { ADMITTED_CONTEXT } from './admit';
 import { checkChildNames } from './child-names';
 import { OWNER_UID_ANNOTATION, RETAIN_ANNOTATION, checkPolicies } from './child-policy';
 import type { Kind } from './define-kind';
@@ -13,6 +14,13 @@ export interface SynthesizeOptions {
    * @default - no ownerReferences
    */
   readonly owner?: { readonly uid: string };
+  /**
+   * The resource was admitted already: read from the API server, or checked by `validateResource` (the
+   * offline renderer does). Its constructs then fill in the schema's defaults without checking the spec
+   * again (see admitSpec), which is most of the cost of a small kind.
+   * @default false - each construct checks its spec against the kind's schema, as in a cdk8s app
+   */
+  readonly admitted?: boolean;
 }
 
 /**
@@ -48,6 +56,7 @@ export function resourceChart<Spec>(
     labels: childLabels(resource),
     disableResourceNameHashes: true,
   });
+  if (options.admitted) chart.node.setContext(ADMITTED_CONTEXT, true);
   kind.build(chart, resource);
 
   if (options.owner) {

@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
 import * as kplus from 'cdk8s-plus-27';
 import { Size } from 'cdk8s';
-import { ResourceProps, SpecError, checkServiceName, withDefaults, withoutAddressLabel } from '../kit';
+import { ResourceProps, admitSpec, checkServiceName, withoutAddressLabel } from '../kit';
 import { memcachedSchema } from './schema';
 import type { MemcachedSpec, MemcachedSpecWithDefaults } from './types.generated';
 
@@ -20,14 +20,8 @@ export class Memcached extends Construct {
   constructor(scope: Construct, id: string, props: MemcachedProps) {
     super(scope, id);
     const { name } = props;
-    const spec = withDefaults<MemcachedSpec, MemcachedSpecWithDefaults>(memcachedSchema.spec, props.spec);
+    const spec = admitSpec<MemcachedSpec, MemcachedSpecWithDefaults>(this, memcachedSchema.spec, props.spec);
     checkServiceName(name, 'metadata.name', 'the Deployment and Service name');
-    if (!Number.isInteger(spec.size) || spec.size < 0) {
-      throw new SpecError(
-        'spec.size',
-        `Invalid value: ${JSON.stringify(spec.size)}: must be an integer >= 0`,
-      );
-    }
     const podLabels = { app: 'memcached', memcached_cr: name };
 
     this.deployment = withoutAddressLabel(

@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { ResourceProps, SpecError, checkServiceName, childPolicy, withDefaults } from '../kit';
-import { MAX_CLUSTER_NAME_LENGTH, MINIMUM_VERSION, mysqlClusterSchema } from './schema';
+import { ResourceProps, SpecError, admitSpec, checkServiceName, childPolicy } from '../kit';
+import { MAX_CLUSTER_NAME_LENGTH, mysqlClusterSchema } from './schema';
 import type { MysqlClusterSpec, MysqlClusterSpecWithDefaults } from './types.generated';
 
 export type MysqlClusterProps = ResourceProps<MysqlClusterSpec>;
@@ -110,11 +110,12 @@ export class MysqlCluster extends Construct {
   constructor(scope: Construct, id: string, props: MysqlClusterProps) {
     super(scope, id);
     const { name } = props;
-    const spec = withDefaults<MysqlClusterSpec, MysqlClusterSpecWithDefaults>(
+    const spec = admitSpec<MysqlClusterSpec, MysqlClusterSpecWithDefaults>(
+      this,
       mysqlClusterSchema.spec,
       props.spec,
     );
-    // What the schema says too, for a cdk8s app that builds the construct without the API server.
+    // The kind's maxNameLength, for a cdk8s app that builds the construct without a resource.
     if (name.length > MAX_CLUSTER_NAME_LENGTH) {
       throw new SpecError(
         'metadata.name',
@@ -122,12 +123,6 @@ export class MysqlCluster extends Construct {
       );
     }
     checkServiceName(name, 'metadata.name', 'the Service and StatefulSet name');
-    if (!versionAtLeast(spec.version, MINIMUM_VERSION)) {
-      throw new SpecError('spec.version', `minimum supported MySQL version is ${MINIMUM_VERSION}`);
-    }
-    if (!Number.isInteger(spec.members) || spec.members < 1 || spec.members > 9) {
-      throw new SpecError('spec.members', 'InnoDB clustering supports between 1-9 members');
-    }
     const labels = { [MYSQL_CLUSTER_LABEL]: name };
 
     const secretName = spec.rootPasswordSecret?.name ?? rootPasswordSecretName(name);

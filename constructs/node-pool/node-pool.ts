@@ -1,13 +1,11 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { ResourceProps, SpecError, withDefaults } from '../kit';
+import { ResourceProps, admitSpec, withDefaults } from '../kit';
 import type { Membership } from './nodes';
 import { nodePoolSchema } from './schema';
 import type { NodePoolSpec, NodePoolSpecWithDefaults } from './types.generated';
 
 export type NodePoolProps = ResourceProps<NodePoolSpec>;
-
-const RESERVED_KEY = /^([^/]*\.)?(kubernetes|k8s)\.io\//;
 
 /** The label that makes a node a member of `pool`: `node-role.kubernetes.io/<pool>` (any value). */
 export function memberLabel(pool: string): string {
@@ -20,8 +18,9 @@ export function runtimeClassName(pool: string): string {
 }
 
 /**
- * The labels and taints a pool puts on each member node, defaulted and checked. The controller applies
- * exactly these, and removes exactly those it applied before, so other tools' and pools' survive.
+ * The labels and taints a pool puts on each member node, from an admitted spec (its schema keeps keys under
+ * kubernetes.io and k8s.io out), defaulted. The controller applies exactly these, and removes exactly those
+ * it applied before, so other tools' and pools' survive.
  */
 export function nodePoolMembership(spec: NodePoolSpec): Membership {
   return membershipOf(withDefaults<NodePoolSpec, NodePoolSpecWithDefaults>(nodePoolSchema.spec, spec));
@@ -29,23 +28,7 @@ export function nodePoolMembership(spec: NodePoolSpec): Membership {
 
 function membershipOf(spec: NodePoolSpecWithDefaults): Membership {
   const labels = { ...(spec.labels ?? {}) };
-  for (const key of Object.keys(labels)) {
-    if (RESERVED_KEY.test(key)) {
-      throw new SpecError(
-        `spec.labels[${key}]`,
-        'keys under kubernetes.io or k8s.io are reserved for Kubernetes',
-      );
-    }
-  }
-  const taints = (spec.taints ?? []).map((t, i) => {
-    if (RESERVED_KEY.test(t.key)) {
-      throw new SpecError(
-        `spec.taints[${i}].key`,
-        'keys under kubernetes.io or k8s.io are reserved for Kubernetes',
-      );
-    }
-    return { key: t.key, value: t.value, effect: t.effect };
-  });
+  const taints = (spec.taints ?? []).map((t) => ({ key: t.key, value: t.value, effect: t.effect }));
   return { labels, taints };
 }
 
@@ -59,7 +42,7 @@ export class NodePool extends Construct {
 
   constructor(scope: Construct, id: string, props: NodePoolProps) {
     super(scope, id);
-    const spec = withDefaults<NodePoolSpec, NodePoolSpecWithDefaults>(nodePoolSchema.spec, props.spec);
+    const spec = admitSpec<NodePoolSpec, NodePoolSpecWithDefaults>(this, nodePoolSchema.spec, props.spec);
     const { labels, taints } = membershipOf(spec);
     const scheduling: Record<string, unknown> = {};
     if (Object.keys(labels).length > 0) scheduling.nodeSelector = labels;

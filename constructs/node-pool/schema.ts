@@ -15,6 +15,7 @@ export const nodePoolSchema: KindSchema = {
         {
           rule: `self.all(k, !k.matches(${RESERVED_KEY}))`,
           message: 'label keys under kubernetes.io or k8s.io are reserved for Kubernetes',
+          messageExpression: `'label keys under kubernetes.io or k8s.io are reserved for Kubernetes: ' + self.filter(k, k.matches(${RESERVED_KEY}))[0]`,
         },
       ]),
       taints: {
@@ -27,17 +28,22 @@ export const nodePoolSchema: KindSchema = {
           type: 'object',
           required: ['key', 'effect'],
           properties: {
-            key: { type: 'string', minLength: 1, maxLength: 316, pattern: LABEL_KEY },
+            key: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 316,
+              pattern: LABEL_KEY,
+              'x-kubernetes-validations': [
+                {
+                  rule: `!self.matches(${RESERVED_KEY})`,
+                  message: 'taint keys under kubernetes.io or k8s.io are reserved for Kubernetes',
+                },
+              ],
+            },
             value: { type: 'string', maxLength: 63, pattern: LABEL_VALUE, default: '' },
             effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
           },
         },
-        'x-kubernetes-validations': [
-          {
-            rule: `self.all(t, !t.key.matches(${RESERVED_KEY}))`,
-            message: 'taint keys under kubernetes.io or k8s.io are reserved for Kubernetes',
-          },
-        ],
       },
       handler: {
         type: 'string',

@@ -1,7 +1,9 @@
 /**
  * `reconstruct diff` on the local control plane: before the controller acts it shows the resource, the
  * children it would create, a pending change and the children it would prune; once the controller has
- * reconciled, a second diff shows nothing (exit 0), so what it shows is what the controller does.
+ * reconciled, a second diff shows nothing (exit 0), so what it shows is what the controller does. The
+ * resource is applied as the diff models it, `kubectl apply --server-side`: a Balancer's backends are a
+ * list keyed by name, so an entry is removed by the field manager that applied it.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -74,7 +76,7 @@ it('shows what the controller would do before it acts, and nothing once it has',
   ]);
 
   // Applied and reconciled: a second diff is empty.
-  applyYaml(balancer(['a', 'b']));
+  applyYaml(balancer(['a', 'b']), ['--server-side']);
   controller = await startController(['--namespaces', ns]);
   await waitFor(
     () =>
@@ -108,7 +110,7 @@ it('shows what the controller would do before it acts, and nothing once it has',
   );
 
   // What it showed is what the controller then does: after it acts, nothing is left to show.
-  applyYaml(balancer(['a']));
+  applyYaml(balancer(['a']), ['--server-side']);
   controller = await startController(['--namespaces', ns]);
   await waitFor(() => diff(balancer(['a'])).code === 0, {
     what: 'an empty diff after the controller acted',

@@ -1,7 +1,11 @@
 /**
  * Admission of the project's custom resources by a real API server: the CRDs' OpenAPI schemas and
- * CEL rules reject invalid resources with messages that name the field, and accept the samples.
+ * CEL rules reject invalid resources with messages that name the field, and accept the samples. A kind's
+ * construct built directly in a cdk8s app, with no API server in front of it, refuses the same specs in the
+ * same words.
  */
+import { App, Chart } from 'cdk8s';
+import { SpecError, builtinKinds } from '../../constructs';
 import { createNamespace, deleteNamespace, kubectl, tryCreate, uniqueName } from '../support/kubectl';
 import { KINDS, KindName, KubeObject, manifest, samplesInRepo } from './manifests';
 
@@ -55,7 +59,24 @@ const INVALID: Record<KindName, InvalidCase[]> = {
     {
       what: 'duplicate backend names',
       spec: { ports, backends: [...backends, { name: 'v1', weight: 5 }] },
-      expect: ['spec.backends', 'backend names must be unique'],
+      expect: ['spec.backends[1]', 'Duplicate value: {"name":"v1"}'],
+    },
+    {
+      what: 'errors that do not stop the CEL rules, and one they find',
+      spec: {
+        ports: [
+          { name: 'a', port: 1 },
+          { name: 'a', port: 70000 },
+          { name: '80', port: 2 },
+        ],
+        backends: [{ name: 'b', weight: 0 }],
+      },
+      expect: [
+        'spec.ports[1]: Duplicate value',
+        'spec.ports[1].port',
+        'spec.backends[0].weight',
+        'spec.ports[2].name',
+      ],
     },
     {
       what: 'port out of range',
@@ -67,12 +88,12 @@ const INVALID: Record<KindName, InvalidCase[]> = {
     {
       what: 'label key under kubernetes.io',
       spec: { labels: { 'kubernetes.io/role': 'x' } },
-      expect: ['spec.labels', 'reserved for Kubernetes'],
+      expect: ['spec.labels', 'reserved for Kubernetes: kubernetes.io/role'],
     },
     {
       what: 'taint key under k8s.io',
       spec: { taints: [{ key: 'node.k8s.io/gpu', effect: 'NoSchedule' }] },
-      expect: ['spec.taints', 'reserved for Kubernetes'],
+      expect: ['spec.taints[0].key', 'reserved for Kubernetes'],
     },
     {
       what: 'unknown taint effect',
@@ -108,6 +129,29 @@ describe.each(Object.keys(INVALID))('%s admission', (kind) => {
     expect(res.stderr).toContain('is invalid');
     for (const part of c.expect) expect(res.stderr).toContain(part);
   });
+
+  test.each(INVALID[kind].map((c) => [c.what, c] as const))(
+    'the construct in a cdk8s app refuses %s in the same words',
+    (_what, c) => {
+      const definition = builtinKinds.find((k) => k.kind === kind)!;
+      let error: unknown;
+      try {
+        definition.build(new Chart(new App(), 'app'), {
+          apiVersion: definition.apiVersion,
+          kind,
+          metadata: { name: 'offline' },
+          spec: c.spec,
+        });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(SpecError);
+      const problems = (error as SpecError).message.split('; ');
+      expect(problems[0].startsWith(`${(error as SpecError).field}: `)).toBe(true);
+      const server = dryRunCreate(kind, c.spec).stderr;
+      for (const problem of problems) expect(server).toContain(problem);
+    },
+  );
 });
 
 describe('defaulting', () => {

@@ -102,10 +102,15 @@ describe('DatabaseManager', () => {
   });
 
   describe('rejects', () => {
-    it.each([0, 11, 2.5])('spec.replicas = %p', (replicas) => {
+    // In the API server's words, as `kubectl apply` of the resource would print them.
+    it.each([
+      [0, 'Invalid value: 0: spec.replicas in body should be greater than or equal to 1'],
+      [11, 'Invalid value: 11: spec.replicas in body should be less than or equal to 10'],
+      [2.5, 'Invalid value: "float64": spec.replicas in body must be of type int32: "float64"'],
+    ])('spec.replicas = %p', (replicas, detail) => {
       const error = specError(() => synthesize(databaseManager('orders', { replicas })));
       expect(error.field).toBe('spec.replicas');
-      expect(error.message).toContain(String(replicas));
+      expect(error.detail.split('; ')[0]).toBe(detail);
     });
 
     it('an unknown spec.dbtype', () => {

@@ -82,10 +82,14 @@ describe('Memcached', () => {
   });
 
   describe('rejects', () => {
-    it.each([-1, 1.5])('spec.size = %p', (size) => {
+    // In the API server's words, as `kubectl apply` of the resource would print them.
+    it.each([
+      [-1, 'Invalid value: -1: spec.size in body should be greater than or equal to 0'],
+      [1.5, 'Invalid value: "float64": spec.size in body must be of type int32: "float64"'],
+    ])('spec.size = %p', (size, detail) => {
       const error = specError(() => synth('cache', { size }));
       expect(error.field).toBe('spec.size');
-      expect(error.message).toContain(String(size));
+      expect(error.detail.split('; ')[0]).toBe(detail);
     });
 
     it('a missing spec.size', () => {

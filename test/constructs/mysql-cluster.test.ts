@@ -9,7 +9,7 @@ import {
 } from '../../constructs';
 import { replicationGroupSeeds } from '../../constructs/mysql-cluster/mysql-cluster';
 import { renderResources } from '../../synth/render';
-import { validateResource } from '../../synth/validate';
+import { validateResource } from '../../constructs/kit/validate';
 import { resource, sample, synthesize } from '../fixtures/resources';
 import { find, ids, specError, toYaml } from './manifests';
 
@@ -324,10 +324,18 @@ describe('MySQL Cluster', () => {
 
   describe('refuses what it cannot run, naming the field', () => {
     it.each([
-      [{ version: '8.0.10' }, 'spec.version', 'minimum supported MySQL version is 8.0.11'],
-      [{ version: '5.7.22' }, 'spec.version', 'minimum supported MySQL version is 8.0.11'],
-      [{ members: 10 }, 'spec.members', 'InnoDB clustering supports between 1-9 members'],
-      [{ members: 0 }, 'spec.members', 'InnoDB clustering supports between 1-9 members'],
+      [
+        { version: '8.0.10' },
+        'spec.version',
+        'Invalid value: "8.0.10": minimum supported MySQL version is 8.0.11',
+      ],
+      [
+        { version: '5.7.22' },
+        'spec.version',
+        'Invalid value: "5.7.22": minimum supported MySQL version is 8.0.11',
+      ],
+      [{ members: 10 }, 'spec.members', 'Invalid value: 10: InnoDB clustering supports between 1-9 members'],
+      [{ members: 0 }, 'spec.members', 'Invalid value: 0: InnoDB clustering supports between 1-9 members'],
     ])('%j', (spec, field, message) => {
       const err = specError(() => children(spec));
       expect(err.field).toBe(field);

@@ -34,7 +34,10 @@ export async function directPhase(w: Workload, s: Settings, r: Results): Promise
         metadata: item.obj.metadata,
       } as CustomResource;
       const started = now();
-      const children = synthesize(MEMCACHED, resource, { owner: { uid: item.obj.metadata.uid ?? '' } });
+      const children = synthesize(MEMCACHED, resource, {
+        owner: { uid: item.obj.metadata.uid ?? '' },
+        admitted: true,
+      });
       await Promise.all(
         children.map(async (c) => {
           const sent = now();
@@ -84,6 +87,7 @@ export async function directPhase(w: Workload, s: Settings, r: Results): Promise
       const { started, patched, seen } = await patchNextSize(w, name, s);
       const [deployment] = synthesize(MEMCACHED, patched as unknown as CustomResource<MemcachedSpec>, {
         owner: { uid: patched.metadata.uid ?? '' },
+        admitted: true,
       }).filter((c) => c.kind === 'Deployment');
       await cluster.apply(deployment);
       if (await seen) latencies.push(now() - started);

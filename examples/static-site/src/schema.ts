@@ -8,7 +8,7 @@ const PAGE_NAME = '^[-._a-zA-Z0-9]+$';
 
 /**
  * The CRD schema of StaticSite: the source of its CRD YAML (crds/) and its types (types.generated.ts).
- * Defaults live here, once: the construct reads them with `withDefaults`.
+ * Defaults and checks live here, once: the construct reads its spec with `admitSpec`.
  */
 export const staticSiteSchema: KindSchema = {
   description: 'A static web site: nginx serving the given pages, behind a Service.',

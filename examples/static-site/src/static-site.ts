@@ -4,9 +4,9 @@ import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
   SpecError,
+  admitSpec,
   checkServiceName,
   childPolicy,
-  withDefaults,
   withoutAddressLabel,
   type ResourceProps,
 } from 'cdk8s-reconstruct';
@@ -57,7 +57,11 @@ export class StaticSite extends Construct {
   constructor(scope: Construct, id: string, props: StaticSiteProps) {
     super(scope, id);
     const { name } = props;
-    const spec = withDefaults<StaticSiteSpec, StaticSiteSpecWithDefaults>(staticSiteSchema.spec, props.spec);
+    const spec = admitSpec<StaticSiteSpec, StaticSiteSpecWithDefaults>(
+      this,
+      staticSiteSchema.spec,
+      props.spec,
+    );
     // Only what the schema cannot say: the names it makes, and the size of a ConfigMap.
     checkServiceName(name, 'metadata.name', 'the Deployment and Service name');
     checkSize(spec.pages);

@@ -11,8 +11,8 @@ import {
   valueSchema,
   type Json,
   type JsonObject,
-} from '../../constructs/kit/defaults';
-import type { JSONSchemaProps } from '../../constructs/kit/schema';
+} from '../defaults';
+import type { JSONSchemaProps } from '../schema';
 import type { Issue } from './field';
 
 /**

@@ -3,7 +3,7 @@
  * types and their words, how a bad value is shown (Go's formatting of it), and field paths. Every check
  * of offline admission reports through `issue`, so all of them word their errors the same way.
  */
-import { isObject, type Json } from '../../constructs/kit/defaults';
+import { isObject, type Json } from '../defaults';
 
 /** One problem, as `kubectl apply` would print it: `<field>: <message>`. */
 export interface FieldError {

@@ -4,8 +4,8 @@
  * ratcheting on update. `name` is kube-openapi's path: map keys joined with '.', the root's children with a
  * leading '.'.
  */
-import { isObject, valueSchema, type Json, type JsonObject } from '../../constructs/kit/defaults';
-import type { JSONSchemaProps } from '../../constructs/kit/schema';
+import { isObject, valueSchema, type Json, type JsonObject } from '../defaults';
+import type { JSONSchemaProps } from '../schema';
 import type { Correlation } from './correlation';
 import { goValue, issue, type Issue } from './field';
 

@@ -3,7 +3,7 @@
  * name, label and annotation checks it calls), with Go's regular expressions and error messages. Fields
  * of the wrong JSON type are reported here too, where the API server would fail to decode the body.
  */
-import { isObject, type Json, type JsonObject } from '../../constructs/kit/defaults';
+import { isObject, type Json, type JsonObject } from '../defaults';
 import { issue, type Issue } from './field';
 
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';

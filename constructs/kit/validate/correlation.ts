@@ -4,8 +4,8 @@
  * list items do not. Both the OpenAPI checks and the CEL rules use it to ratchet errors in what an update
  * leaves unchanged, and the rules to bind `oldSelf`.
  */
-import { isObject, valueSchema, type Json, type JsonObject } from '../../constructs/kit/defaults';
-import type { JSONSchemaProps } from '../../constructs/kit/schema';
+import { isObject, valueSchema, type Json, type JsonObject } from '../defaults';
+import type { JSONSchemaProps } from '../schema';
 import { goJson } from './field';
 
 /** common.MapList: the first old item of a list-type map with the same map keys as a new item. */

@@ -4,8 +4,8 @@
  * a failure as the API server does (`message`, `messageExpression`, `reason`, `fieldPath`). Compiling and
  * evaluating one expression is cel.ts's part.
  */
-import { isObject, valueSchema, type Json, type JsonObject } from '../../constructs/kit/defaults';
-import type { JSONSchemaProps, ValidationRule } from '../../constructs/kit/schema';
+import { isObject, valueSchema, type Json, type JsonObject } from '../defaults';
+import type { JSONSchemaProps, ValidationRule } from '../schema';
 import { evaluateMessageExpression, evaluateRule, toCel, usesOldSelf, type CelIn } from './cel';
 import { mapListOf, type Correlation } from './correlation';
 import { OMIT, child, index, issue, key, type BadValue, type ErrorType, type Issue } from './field';

@@ -3,8 +3,8 @@
  * a value, a `map` must not repeat the values of its `x-kubernetes-list-map-keys`; the second occurrence
  * is reported. Paths are field.Path strings: map keys in brackets.
  */
-import { isObject, valueSchema, type Json, type JsonObject } from '../../constructs/kit/defaults';
-import type { JSONSchemaProps } from '../../constructs/kit/schema';
+import { isObject, valueSchema, type Json, type JsonObject } from '../defaults';
+import type { JSONSchemaProps } from '../schema';
 import { child, goJson, index, issue, key, type Issue } from './field';
 
 /** The list-type checks of every list in `obj` (the root object when `path` is ''). */

@@ -6,4 +6,5 @@
  * words every error, and validate-resource.ts runs them in order.
  */
 export { validateResource, type ValidateOptions, type Validated } from './validate-resource';
+export { validateSpec, type ValidatedSpec } from './validate-spec';
 export type { FieldError } from './field';

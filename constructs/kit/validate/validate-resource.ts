@@ -4,8 +4,8 @@
  * then ObjectMeta, OpenAPI schema, list types and CEL rules, transition rules included), with its error
  * messages. Each phase has its own file beside this one; docs/VALIDATION.md lists what differs.
  */
-import { isObject, toJson } from '../../constructs/kit/defaults';
-import type { CustomResourceDefinition } from '../../constructs/kit/schema';
+import { isObject, toJson } from '../defaults';
+import type { CustomResourceDefinition } from '../schema';
 import { Correlation } from './correlation';
 import { decode } from './decode';
 import { issue, strip, type FieldError, type Issue } from './field';

@@ -11,10 +11,10 @@ import {
   nodePoolKind,
   type CustomResourceDefinition,
   type JSONSchemaProps,
-} from '../../constructs';
-import { ruleSyntaxError } from '../../synth/validate/cel';
-import { validateResource } from '../../synth/validate';
-import type { FieldError } from '../../synth/validate';
+} from '../../../constructs';
+import { ruleSyntaxError } from '../../../constructs/kit/validate/cel';
+import { validateResource } from '../../../constructs/kit/validate';
+import type { FieldError } from '../../../constructs/kit/validate';
 
 type Obj = Record<string, unknown>;
 
@@ -151,10 +151,10 @@ describe('Memcached', () => {
 
 describe('NodePool', () => {
   const np = (spec: unknown, metadata?: unknown) => resource(nodePoolCrd, spec, metadata);
-  const reservedLabels = {
+  const reservedLabels = (key: string) => ({
     field: 'spec.labels',
-    message: 'Invalid value: label keys under kubernetes.io or k8s.io are reserved for Kubernetes',
-  };
+    message: `Invalid value: label keys under kubernetes.io or k8s.io are reserved for Kubernetes: ${key}`,
+  });
 
   it('admits a valid pool and defaults the handler and taint values', () => {
     const { object, errors } = validateResource(
@@ -176,8 +176,12 @@ describe('NodePool', () => {
   });
 
   it('rejects label keys under kubernetes.io and k8s.io', () => {
-    expect(errorsOf(nodePoolCrd, np({ labels: { 'kubernetes.io/foo': 'x' } }))).toEqual([reservedLabels]);
-    expect(errorsOf(nodePoolCrd, np({ labels: { 'node.k8s.io/x': 'x' } }))).toEqual([reservedLabels]);
+    expect(errorsOf(nodePoolCrd, np({ labels: { 'kubernetes.io/foo': 'x' } }))).toEqual([
+      reservedLabels('kubernetes.io/foo'),
+    ]);
+    expect(errorsOf(nodePoolCrd, np({ labels: { 'node.k8s.io/x': 'x' } }))).toEqual([
+      reservedLabels('node.k8s.io/x'),
+    ]);
   });
 
   it('rejects taint keys under kubernetes.io', () => {
@@ -185,8 +189,9 @@ describe('NodePool', () => {
       errorsOf(nodePoolCrd, np({ taints: [{ key: 'node.kubernetes.io/foo', effect: 'NoSchedule' }] })),
     ).toEqual([
       {
-        field: 'spec.taints',
-        message: 'Invalid value: taint keys under kubernetes.io or k8s.io are reserved for Kubernetes',
+        field: 'spec.taints[0].key',
+        message:
+          'Invalid value: "node.kubernetes.io/foo": taint keys under kubernetes.io or k8s.io are reserved for Kubernetes',
       },
     ]);
   });
@@ -385,14 +390,14 @@ describe('Balancer', () => {
 
   it('rejects duplicate backend names and duplicate port names', () => {
     expect(errorsOf(balancerCrd, bl({ backends: backends('a', 'a') }))).toEqual([
-      { field: 'spec.backends', message: 'Invalid value: backend names must be unique' },
+      { field: 'spec.backends[1]', message: 'Duplicate value: {"name":"a"}' },
     ]);
     const ports = [
       { name: 'http', port: 80 },
       { name: 'http', port: 81 },
     ];
     expect(errorsOf(balancerCrd, bl({ ports }))).toEqual([
-      { field: 'spec.ports', message: 'Invalid value: port names must be unique' },
+      { field: 'spec.ports[1]', message: 'Duplicate value: {"name":"http"}' },
     ]);
   });
 
@@ -421,6 +426,7 @@ describe('Balancer', () => {
     const ports = [
       { name: 'a', port: 1 },
       { name: 'a', port: 70000 },
+      { name: '80', port: 2 },
     ];
     expect(errorsOf(balancerCrd, bl({ ports, backends: [{ name: 'b', weight: 0 }] }))).toEqual([
       {
@@ -431,7 +437,12 @@ describe('Balancer', () => {
         field: 'spec.backends[0].weight',
         message: 'Invalid value: 0: spec.backends[0].weight in body should be greater than or equal to 1',
       },
-      { field: 'spec.ports', message: 'Invalid value: port names must be unique' },
+      { field: 'spec.ports[1]', message: 'Duplicate value: {"name":"a"}' },
+      {
+        field: 'spec.ports[2].name',
+        message:
+          'Invalid value: "80": must contain at least one letter (a-z) and no "--" (an IANA service name)',
+      },
     ]);
   });
 

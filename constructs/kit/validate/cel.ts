@@ -6,8 +6,8 @@
 import { CelScalar, celEnv, celFunc, isCelError, parse, plan } from '@bufbuild/cel';
 import type { CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import type { JSONSchemaProps } from '../../constructs/kit/schema';
-import type { Json } from '../../constructs/kit/defaults';
+import type { JSONSchemaProps } from '../schema';
+import type { Json } from '../defaults';
 
 /** What a JSON value becomes in CEL: int is bigint, double is number, objects are maps. */
 export type CelIn = null | boolean | bigint | number | string | CelIn[] | Map<string, CelIn>;
