@@ -41,8 +41,8 @@ export interface SynthCase {
   readonly charts: (i: number) => { kind: (app: App) => Chart; baseline: (app: App) => Chart };
 }
 
-// TODO(admitted): add `admitted: true` once synthesize takes it: a controller synthesizes admitted resources.
-const options: SynthesizeOptions = { owner: OWNER };
+/** As a controller synthesizes: with an owner, from a resource the API server admitted (defaults only). */
+const options: SynthesizeOptions = { owner: OWNER, admitted: true };
 
 function synthCase<Spec>(
   kind: Kind<Spec>,
