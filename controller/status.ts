@@ -46,3 +46,19 @@ export function nextStatus(
   };
   return hashObject(next) === hashObject(current) ? undefined : next;
 }
+
+/**
+ * True when writing `readiness` would only report progress: the resource stays not Ready for the reason
+ * its status gives already, for the generation it observed already (a rollout moving on: another replica
+ * updated, a pod added). Such a write can wait a moment and take the next steps with it.
+ */
+export function onlyProgress(resource: CustomResource, readiness: Readiness): boolean {
+  const current = (resource.status ?? {}) as { observedGeneration?: number; conditions?: Condition[] };
+  const previous = current.conditions?.find((c) => c.type === 'Ready');
+  return (
+    !readiness.ready &&
+    previous?.status === 'False' &&
+    previous.reason === readiness.reason &&
+    current.observedGeneration === resource.metadata.generation
+  );
+}

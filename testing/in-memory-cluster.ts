@@ -98,6 +98,11 @@ export class InMemoryCluster implements ClusterView {
   private readonly stored = new Map<string, Stored>();
   readonly writes: Write[] = [];
   readonly events: { type: string; reason: string; message: string }[] = [];
+  /**
+   * The controller's clock, in milliseconds: a test moves it to step through time (a status write held
+   * back, a recheck). Starts at the real time.
+   */
+  clock = Date.now();
   private version = 0;
   private uids = 0;
   private readonly terminating = new Set<string>();
@@ -368,7 +373,7 @@ export class InMemoryCluster implements ClusterView {
     events.emit = (_obj, type, reason, message) => {
       this.events.push({ type, reason, message });
     };
-    return new Reconciler(this, writer, events, log);
+    return new Reconciler(this, writer, events, log, () => new Date(this.clock));
   }
 
   /** The writes recorded since the last call. */

@@ -318,6 +318,60 @@ describe('readiness', () => {
   });
 });
 
+describe('the status of a rollout', () => {
+  // One controller, as it runs: what it holds back in one reconcile, it writes in a later one.
+  const rolling = (updated: number, available: number) =>
+    cluster.patch(DEPLOYMENT, NS, 'cache', {
+      status: { observedGeneration: 1, replicas: 3, updatedReplicas: updated, availableReplicas: available },
+    });
+
+  it('writes progress at most once a second, in one write with what came meanwhile; Ready at once', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 3 }, NS);
+    await cluster.reconcile(memcachedKind, NS, 'cache'); // the children
+    writes();
+    rolling(0, 0);
+    await cluster.reconcile(memcachedKind, NS, 'cache'); // the first status goes at once
+    expect(writes()).toEqual(['status Memcached/cache']);
+    expect(cluster.ready(memcachedKind, NS, 'cache')?.message).toBe(
+      'Deployment cache: 0 of 3 replicas updated',
+    );
+
+    // Progress only: held back, and asked for again when it is due.
+    rolling(3, 0);
+    expect(await cluster.reconcile(memcachedKind, NS, 'cache')).toEqual({ requeueAfterMs: 1_000 });
+    cluster.clock += 400;
+    rolling(3, 1);
+    expect(await cluster.reconcile(memcachedKind, NS, 'cache')).toEqual({ requeueAfterMs: 600 });
+    expect(writes()).toEqual([]);
+    // Due: the status of the world as it is then, in one write.
+    cluster.clock += 600;
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    expect(writes()).toEqual(['status Memcached/cache']);
+    expect(cluster.ready(memcachedKind, NS, 'cache')?.message).toBe(
+      'Deployment cache: 1 of 3 replicas available',
+    );
+
+    // Ready is not progress: written at once.
+    rolling(3, 2);
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    available('cache', 3);
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    expect(writes()).toEqual(['status Memcached/cache']);
+    expect(cluster.ready(memcachedKind, NS, 'cache')).toMatchObject({ status: 'True', reason: 'Ready' });
+  });
+
+  it('writes a spec change (a new generation observed) at once', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 3 }, NS);
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    rolling(0, 0);
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    writes();
+    cluster.setSpec(memcachedKind, NS, 'cache', { size: 4 });
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    expect(writes()).toEqual(['apply Deployment/cache', 'status Memcached/cache']);
+  });
+});
+
 describe('a namespace being deleted', () => {
   // One controller, as it runs: what it learns in one reconcile holds for the next.
   it('stops writing to it at the first refusal: no status, no events, no retry storm', async () => {

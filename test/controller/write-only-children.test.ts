@@ -13,7 +13,7 @@ import {
 } from '../../constructs';
 import { EventRecorder } from '../../controller/events';
 import { createLogger } from '../../controller/log';
-import { Reconciler } from '../../controller/reconciler';
+import { PROGRESS_WRITE_DELAY_MS, Reconciler } from '../../controller/reconciler';
 import { AdmissionError, InMemoryCluster, type Write } from '../../testing';
 
 const NS = 'db';
@@ -224,6 +224,10 @@ describe('Ready', () => {
       message: expect.stringMatching(/^0 of 3 members ready/) as string,
     });
     members(3, 2);
+    // Progress only (still Creating): held back a second, to go out with the next steps in one write.
+    expect(await reconcile()).toEqual({ requeueAfterMs: PROGRESS_WRITE_DELAY_MS });
+    expect(ready()?.message).toMatch(/^0 of 3 members ready/);
+    clock += PROGRESS_WRITE_DELAY_MS;
     await reconcile();
     expect(ready()).toMatchObject({
       reason: 'Creating',
@@ -273,6 +277,8 @@ describe('Ready', () => {
     await reconcile();
     expect(statefulSet().spec.template.spec.containers[0].image).toBe('mysql/mysql-server:8.0.13');
     members(3, 3, 1);
+    await reconcile();
+    clock += PROGRESS_WRITE_DELAY_MS; // the progress write held back
     await reconcile();
     expect(ready()).toMatchObject({
       status: 'False',
