@@ -101,13 +101,15 @@ async function main(): Promise<number> {
 
     await controllerPhase(w, target, s, r);
     if (!s.overheadOnly) await steadyPhase(cluster, target, s, r);
-    await wipe();
-    await directPhase(w, s, r);
+    if (s.baseline) {
+      await wipe();
+      await directPhase(w, s, r);
+    }
     const pairs = [r];
     // More pairs, back to back: the machine's load moves, and a ratio of two runs made a minute apart is
     // only as good as the load was steady. Every other pair runs the baseline first, so that neither side
     // always runs on a cluster still settling from the other's deletions.
-    for (let round = 2; round <= s.rounds; round++) {
+    for (let round = 2; s.baseline && round <= s.rounds; round++) {
       const quick: Settings = { ...s, overheadOnly: true, cpuProfDir: undefined, updates: 0 };
       const ri: Results = {};
       const baselineFirst = round % 2 === 0;
@@ -127,13 +129,13 @@ async function main(): Promise<number> {
     // Each pair: the two runs' seconds until the children were applied, and their CPU by process.
     r.overheadPairs = pairs.map((x) => [Number(x.controllerAppliedSeconds), Number(x.directAppliedSeconds)]);
     r.cpuPairs = pairs.map((x) => [x.controllerCpuUntilApplied, x.directCpuUntilApplied]);
+    // Out before the clean-up, which can take minutes after a large run.
+    process.stdout.write(`\n${report(s, r, target)}\n`);
+    if (s.json) writeFileSync(s.json, `${JSON.stringify({ settings: s, results: r }, null, 2)}\n`);
   } finally {
     await cleanUp();
   }
   removeControllerLogs(); // kept when the run fails
-  const table = report(s, r, target);
-  process.stdout.write(`\n${table}\n`);
-  if (s.json) writeFileSync(s.json, `${JSON.stringify({ settings: s, results: r }, null, 2)}\n`);
   return 0;
 }
 

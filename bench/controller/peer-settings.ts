@@ -74,6 +74,7 @@ export function runSettings(p: PeerSettings, count: number, workers: number, nam
     addNodes: true,
     overheadOnly: false,
     warmup: false,
+    baseline: false,
     rounds: 1,
     ownResync: true,
     idleSeconds: p.idleSeconds,

@@ -64,7 +64,7 @@ export function report(s: Settings, r: Results, target: ControllerUnderTest): st
       `overhead: controller / baseline, median of ${pairs.length}`,
       n(ratio, 2),
       `target <= 1.3: ${yes(ratio <= 1.3)}; pairs (s): ${pairs
-        .map(([c, d]) => `${c.toFixed(1)}/${d.toFixed(1)}`)
+        .map(([c, d]) => `${n(c, 1)}/${n(d, 1)}`)
         .join(', ')}`,
     ],
     [
@@ -156,10 +156,13 @@ export function report(s: Settings, r: Results, target: ControllerUnderTest): st
 
 /** CPU per process until the children were applied, summed over the pairs: controller runs / baseline runs. */
 function cpuRows(r: Results, pairs: [number, number][]): [string, string, string][] {
-  const cpuPairs = r.cpuPairs as [CpuSpent, CpuSpent][];
+  // Without a baseline (--no-baseline) its side is missing: 0 s, shown as such.
+  const cpuPairs = r.cpuPairs as [CpuSpent | undefined, CpuSpent | undefined][];
   const total = (side: 0 | 1, name: string) =>
-    cpuPairs.reduce((sum, pair) => sum + (pair[side][name] ?? 0), 0);
-  const names = [...new Set(cpuPairs.flatMap(([c, d]) => [...Object.keys(c), ...Object.keys(d)]))];
+    cpuPairs.reduce((sum, pair) => sum + (pair[side]?.[name] ?? 0), 0);
+  const names = [
+    ...new Set(cpuPairs.flatMap(([c, d]) => [...Object.keys(c ?? {}), ...Object.keys(d ?? {})])),
+  ];
   if (names.length === 0) return [];
   const seconds = (side: 0 | 1) => pairs.reduce((sum, pair) => sum + pair[side], 0);
   const busy = (side: 0 | 1) => names.reduce((sum, name) => sum + total(side, name), 0) / seconds(side);

@@ -18,6 +18,8 @@ export const HELP = `Usage: node dist/bench/controller/main.js [options]   (npm 
   --rounds N         controller/baseline pairs for the overhead ratio, its median (default 3) [BENCH_ROUNDS]
   --overhead-only    only phase 1 until the children are applied, and the baseline (no Ready, updates, resync)
   --no-warmup        skip the unmeasured baseline pass that warms up the API server and etcd first
+  --no-baseline      the controller only: no baseline and no deletion between runs (a scale run of
+                     thousands, which this machine's control plane takes many minutes to delete)
   -h, --help
 `;
 
@@ -35,6 +37,8 @@ export interface Settings {
   addNodes: boolean;
   overheadOnly: boolean;
   warmup: boolean;
+  /** Run the baseline (the direct apply) after the controller; off for a scale run. */
+  baseline: boolean;
   rounds: number;
   /** Controller A keeps its own resync period (as users run it) instead of none during the phase. */
   ownResync?: boolean;
@@ -66,6 +70,7 @@ export function settings(): Settings | undefined {
       json: { type: 'string' },
       'no-nodes': { type: 'boolean' },
       'no-warmup': { type: 'boolean' },
+      'no-baseline': { type: 'boolean' },
       'overhead-only': { type: 'boolean' },
       rounds: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -90,6 +95,7 @@ export function settings(): Settings | undefined {
     addNodes: !values['no-nodes'],
     overheadOnly: values['overhead-only'] ?? false,
     warmup: !values['no-warmup'],
+    baseline: !values['no-baseline'],
     rounds: int('rounds', values.rounds ?? env.BENCH_ROUNDS, 3, 1),
   };
 }
