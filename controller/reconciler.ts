@@ -34,7 +34,7 @@ import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from './kub
 import type { Logger } from './log';
 import { objectKey } from './object-key';
 import { prune } from './prune';
-import { nextStatus, onlyProgress } from './status';
+import { ProgressHold, nextStatus } from './status';
 import { createdChildrenOf, sameRecords, WriteOnlyChildren, type CreatedChild } from './write-only';
 
 export type { BlockedResource } from './blocked';
@@ -53,11 +53,6 @@ const NOT_READY_RECHECK_MS = 60_000;
 const TERMINATING_MS = 30_000;
 /** How often a resource whose kind the API server does not map yet is tried again. */
 const UNDISCOVERED_RECHECK_MS = 3_000;
-/**
- * How long a status that only reports progress (see onlyProgress) waits before it is written: the steps of
- * a rollout that follow within it go out in one write. Ready, a new reason or a new generation go at once.
- */
-export const PROGRESS_WRITE_DELAY_MS = 1_000;
 
 /** A resource's last synthesis. */
 interface Synthesis {
@@ -87,8 +82,7 @@ export class Reconciler {
     return this.blockers.blockedBy(...args);
   }
 
-  /** By queue key: when a status that only reports progress, held back, is to be written. */
-  private readonly progressDue = new Map<string, number>();
+  private readonly progress = new ProgressHold();
   /** Namespaces being deleted, as the API server said, until when their resources get no writes. */
   private readonly terminating = new Map<string, number>();
 
@@ -112,7 +106,7 @@ export class Reconciler {
       this.unseen.delete(key);
       this.writeOnly.forget(key);
       this.blockers.set(key, []);
-      this.progressDue.delete(key);
+      this.progress.forget(key);
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
@@ -230,7 +224,7 @@ export class Reconciler {
     // A new record of a created child is written at once: it is what says the child is ours.
     const plain = failures.length === 0 && conflicts.length === 0 && waiting.length === 0;
     if (plain && sameRecords(created, createdChildrenOf(resource))) {
-      const holdMs = this.progressHold(key, resource, fields, readiness);
+      const holdMs = this.progress.holdMs(key, resource, fields, readiness, this.now());
       if (holdMs > 0) return { requeueAfterMs: holdMs };
     }
     await this.writeStatus(definition, resource, fields, readiness);
@@ -436,27 +430,6 @@ export class Reconciler {
   }
 
   /** Writes status through the status subresource, only when it differs from what is there. */
-  /**
-   * How long to hold back the status write of this reconcile: 0 to write now, else the time left until a
-   * write that only reports progress is due (PROGRESS_WRITE_DELAY_MS after the progress was first seen).
-   * Level-based: the reconcile at the due time writes the status of the world as it is then.
-   */
-  private progressHold(key: string, resource: CustomResource, fields: object, readiness: Readiness): number {
-    const now = this.now();
-    if (!onlyProgress(resource, readiness) || !nextStatus(resource, fields, readiness, now)) {
-      this.progressDue.delete(key);
-      return 0;
-    }
-    const due = this.progressDue.get(key);
-    if (due === undefined) {
-      this.progressDue.set(key, now.getTime() + PROGRESS_WRITE_DELAY_MS);
-      return PROGRESS_WRITE_DELAY_MS;
-    }
-    if (now.getTime() < due) return due - now.getTime();
-    this.progressDue.delete(key);
-    return 0;
-  }
-
   private async writeStatus(
     definition: Kind,
     resource: CustomResource,

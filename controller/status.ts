@@ -48,6 +48,12 @@ export function nextStatus(
 }
 
 /**
+ * How long a status that only reports progress (see onlyProgress) waits before it is written: the steps of
+ * a rollout that follow within it go out in one write. Ready, a new reason or a new generation go at once.
+ */
+export const PROGRESS_WRITE_DELAY_MS = 1_000;
+
+/**
  * True when writing `readiness` would only report progress: the resource stays not Ready for the reason
  * its status gives already, for the generation it observed already (a rollout moving on: another replica
  * updated, a pod added). Such a write can wait a moment and take the next steps with it.
@@ -61,4 +67,33 @@ export function onlyProgress(resource: CustomResource, readiness: Readiness): bo
     previous.reason === readiness.reason &&
     current.observedGeneration === resource.metadata.generation
   );
+}
+
+/** The status writes held back because they only report progress, by queue key: when each is due. */
+export class ProgressHold {
+  private readonly due = new Map<string, number>();
+
+  /**
+   * How long to hold back this reconcile's status write: 0 to write now, else the time left until a write
+   * that only reports progress is due (PROGRESS_WRITE_DELAY_MS after the progress was first seen).
+   * Level-based: the reconcile at the due time writes the status of the world as it is then.
+   */
+  holdMs(key: string, resource: CustomResource, fields: object, readiness: Readiness, now: Date): number {
+    if (!onlyProgress(resource, readiness) || !nextStatus(resource, fields, readiness, now)) {
+      this.due.delete(key);
+      return 0;
+    }
+    const due = this.due.get(key);
+    if (due === undefined) {
+      this.due.set(key, now.getTime() + PROGRESS_WRITE_DELAY_MS);
+      return PROGRESS_WRITE_DELAY_MS;
+    }
+    if (now.getTime() < due) return due - now.getTime();
+    this.due.delete(key);
+    return 0;
+  }
+
+  forget(key: string): void {
+    this.due.delete(key);
+  }
 }

@@ -13,7 +13,8 @@ import {
 } from '../../constructs';
 import { EventRecorder } from '../../controller/events';
 import { createLogger } from '../../controller/log';
-import { PROGRESS_WRITE_DELAY_MS, Reconciler } from '../../controller/reconciler';
+import { Reconciler } from '../../controller/reconciler';
+import { PROGRESS_WRITE_DELAY_MS } from '../../controller/status';
 import { AdmissionError, InMemoryCluster, type Write } from '../../testing';
 
 const NS = 'db';
