@@ -168,10 +168,17 @@ export class Reconciler {
     this.writeOnly.remember(key, metadata.uid ?? '', created);
     changes.Created.sort();
     changes.Updated.sort();
-    if (changes.Created.length > 0) log.info('created children', { children: changes.Created });
+    // A new resource (no status written yet) gets the children its creation asked for, and its status says
+    // how they do: no event for that, as kubebuilder advises against an event per operation (events are
+    // best-effort extras). A child made later, one deleted by someone and made again, is news: an event.
+    const fresh =
+      (resource.status as { observedGeneration?: number } | undefined)?.observedGeneration === undefined;
+    if (changes.Created.length > 0) {
+      log.info('created children', { children: changes.Created, ...(fresh ? { newResource: true } : {}) });
+    }
     // One event per kind of change and reconcile, not one per child: fewer writes, same story.
     for (const verb of ['Created', 'Updated'] as const) {
-      if (changes[verb].length > 0) {
+      if (changes[verb].length > 0 && !(verb === 'Created' && fresh)) {
         this.events.emit(resource, 'Normal', verb, `${verb} ${changes[verb].join(', ')}`);
       }
     }

@@ -269,6 +269,8 @@ describe('reconstruct install', () => {
       ).toBe(pool);
       // Created by a controller that cannot read it.
       expect(exists(['secret', 'my-root-password', '-n', ns])).toBe(true);
+      // A child deleted by someone is made again and announced: the controller may record events.
+      kubectl(['delete', 'service', 'mc', '-n', ns]);
       await waitFor(
         () =>
           kubectl([

@@ -79,13 +79,27 @@ it('connections that die without a word are found, and a change made meanwhile i
 });
 
 it('a 20 s partition: the change made during it is acted on once it heals; events waiting are not lost', async () => {
-  // New resources whose events are waiting (they trickle out while reconciles wait) when the network goes.
+  // Events waiting when the network goes: twenty resources with a status, whose Services someone deletes;
+  // each Service made again is news, an event (a new resource's children are said by its status instead).
   const names = Array.from({ length: 20 }, (_, i) => `burst-${i}`);
   applyYaml(names.map((n) => memcached(n, 1)).join('\n---\n'));
-  await waitFor(() => kubectl(['get', 'deployment', names[0], '-n', ns], { allowFail: true }).code === 0, {
-    what: 'the first Deployment of the burst',
-    intervalMs: 50,
-  });
+  const observed = () =>
+    getJson<{ items: { metadata: { name: string }; status?: { observedGeneration?: number } }[] }>([
+      'memcacheds',
+      '-n',
+      ns,
+    ]).items.filter((m) => names.includes(m.metadata.name) && m.status?.observedGeneration !== undefined);
+  await waitFor(() => observed().length === names.length, { what: 'a status on each resource of the burst' });
+  kubectl(['delete', 'service', ...names, '-n', ns, '--wait=false']);
+  await waitFor(
+    () =>
+      getJson<{ items: { metadata: { name: string; deletionTimestamp?: string } }[] }>([
+        'services',
+        '-n',
+        ns,
+      ]).items.some((svc) => names.includes(svc.metadata.name) && !svc.metadata.deletionTimestamp),
+    { what: 'the first Service made again', intervalMs: 50 },
+  );
   const before = await requests();
   proxy.partition();
   const started = Date.now();
@@ -101,12 +115,13 @@ it('a 20 s partition: the change made during it is acted on once it heals; event
   });
   const recovered = (Date.now() - healed) / 1000;
   expect(recovered).toBeLessThanOrEqual(35);
-  // Every Created event the controller emitted (it logs `created children` with the same list) is
-  // recorded, once: those that met the partition were sent again. (A child created by a request whose
-  // answer the partition ate has no event: the controller cannot know that it made it.)
+  // Every Created event the controller emitted (it logs `created children` with the same list, and
+  // `newResource` where it emits none) is recorded, once: those that met the partition were sent again. (A
+  // child created by a request whose answer the partition ate has no event: the controller cannot know
+  // that it made it.)
   const emitted = () =>
     controller.logs
-      .filter((l) => l.includes('"msg":"created children"'))
+      .filter((l) => l.includes('"msg":"created children"') && !l.includes('"newResource":true'))
       .map((l) => JSON.parse(l) as { name: string; children: string[] })
       .map((l) => `${l.name}: Created ${l.children.join(', ')}`);
   const eventsAt = Date.now();
@@ -122,6 +137,7 @@ it('a 20 s partition: the change made during it is acted on once it heals; event
     },
     { what: 'every Created event the controller emitted', timeoutMs: 120_000, intervalMs: 1000 },
   );
+  expect(emitted().length).toBeGreaterThan(0); // the Services made again were announced
   expect(new Set(sent).size).toBe(sent.length); // none twice
   expect(controller.logs.filter((l) => l.includes('cannot record event"'))).toEqual([]);
   const retried = controller.logs.filter((l) => l.includes('cannot record event yet; retrying')).length;
