@@ -3,7 +3,7 @@
  * Ready condition whose `lastTransitionTime` moves only when its status does.
  */
 import type { CustomResource, Readiness } from '../constructs/kit';
-import { hashObject } from './converge';
+import { sameJson } from './converge';
 
 export type Condition = {
   type: string;
@@ -44,7 +44,7 @@ export function nextStatus(
     ...fields,
     conditions: [condition],
   };
-  return hashObject(next) === hashObject(current) ? undefined : next;
+  return sameJson(next, current) ? undefined : next;
 }
 
 /**

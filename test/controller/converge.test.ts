@@ -3,6 +3,7 @@ import {
   applyNeeded,
   firstDifference,
   hashObject,
+  sameJson,
   withAppliedHash,
 } from '../../controller/converge';
 import { formatQuantity, parseQuantity, sumQuantities } from '../../constructs/kit/quantity';
@@ -47,7 +48,25 @@ describe('applyNeeded', () => {
 
   it('records a hash that does not depend on key order', () => {
     expect(hashObject({ a: 1, b: [{ c: 2, d: 3 }] })).toBe(hashObject({ b: [{ d: 3, c: 2 }], a: 1 }));
+    // The digest children carry in the cluster: a new release must keep it, or it applies everything again.
+    expect(
+      hashObject({ b: [{ d: 3, c: 'x' }, null, 1.5, true], a: { z: undefined, é: 1, E: 2, e: 3 }, n: null }),
+    ).toBe('ef80e70e6cdc6ff7ea332c2f2c06dde5');
     expect(desired.metadata.annotations?.[APPLIED_HASH_ANNOTATION]).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('sameJson', () => {
+  it('ignores key order and undefined members, and nothing else', () => {
+    expect(sameJson({ a: 1, b: { c: [1, { d: 2 }] } }, { b: { c: [1, { d: 2 }] }, a: 1 })).toBe(true);
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: undefined })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: null })).toBe(false);
+    expect(sameJson({ a: [1, 2] }, { a: [2, 1] })).toBe(false);
+    expect(sameJson({ a: [1] }, { a: [1, 1] })).toBe(false);
+    expect(sameJson({ a: '1' }, { a: 1 })).toBe(false);
+    expect(sameJson({ a: {} }, { a: [] })).toBe(false);
+    expect(sameJson({ a: { b: 1 } }, { a: { b: 1, c: 2 } })).toBe(false);
   });
 });
 
