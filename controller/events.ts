@@ -48,7 +48,7 @@ interface Sent {
   last: number;
   /** A patch of the count waits in the queue: further repeats ride on it. */
   patching: boolean;
-  readonly event: Record<string, unknown>;
+  readonly event: { metadata: { name: string; namespace: string } } & Record<string, unknown>;
 }
 
 interface Pending {
@@ -75,6 +75,7 @@ export class EventRecorder {
   private sending?: Promise<void>;
   private dropped = 0;
   private lastSentAt = -Infinity;
+  private serial = 0;
   private draining = 0;
   private readonly component: string;
   private readonly windowMs: number;
@@ -137,7 +138,7 @@ export class EventRecorder {
     const event = {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { generateName: `${name}.`, namespace: eventNamespace },
+      metadata: { name: `${name}.${this.suffix(now)}`, namespace: eventNamespace },
       involvedObject: {
         apiVersion: object.apiVersion,
         kind: object.kind,
@@ -249,10 +250,24 @@ export class EventRecorder {
     await this.create(repeat, { ...repeat.event, ...patch });
   }
 
-  /** Creates the Event and keeps its name, which repeats patch. */
-  private async create(sent: Sent, event: object): Promise<void> {
-    const made = (await this.writer.create(EVENT, sent.namespace, event)) as { metadata?: { name?: string } };
-    sent.name = made?.metadata?.name;
+  /**
+   * Creates the Event and keeps its name, which repeats patch. The name is ours, fixed when the event was
+   * emitted, so a try whose answer a network fault ate and the try after it make one Event, not two: the
+   * second is refused as already there (client-go's recorder names its events the same way).
+   */
+  private async create(sent: Sent, event: { metadata: { name: string } }): Promise<void> {
+    try {
+      await this.writer.create(EVENT, sent.namespace, event);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 409)) throw err;
+    }
+    sent.name = event.metadata.name;
+  }
+
+  /** A suffix no other Event of this recorder has: the time in ms, then a serial number, in hex. */
+  private suffix(now: number): string {
+    const serial = (this.serial = (this.serial + 1) % 0x10000);
+    return `${Math.floor(now).toString(16)}${serial.toString(16).padStart(4, '0')}`;
   }
 
   private forgetOlderThan(cutoff: number): void {

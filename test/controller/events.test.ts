@@ -101,6 +101,51 @@ describe('EventRecorder', () => {
     expect(lines.filter((l) => l.level === 'warn')).toEqual([]);
   });
 
+  it('makes one Event when the answer to its creation was lost and the try after it is refused as a duplicate', async () => {
+    // The server: Events by name; the first creation is made, but its answer never arrives.
+    const made = new Map<string, { count: number }>();
+    let lost = 1;
+    const patched: string[] = [];
+    const writer = {
+      create: (_t: unknown, _ns: unknown, body: { metadata: { name: string }; count: number }) => {
+        if (made.has(body.metadata.name))
+          return Promise.reject(new ApiError(409, `events "${body.metadata.name}" already exists`));
+        made.set(body.metadata.name, { count: body.count });
+        if (lost-- > 0) return Promise.reject(new ApiError(0, 'POST events: socket hang up'));
+        return Promise.resolve(body);
+      },
+      mergePatch: (_t: unknown, _ns: unknown, name: string, patch: { count: number }) => {
+        patched.push(name);
+        made.set(name, { count: patch.count });
+        return Promise.resolve({});
+      },
+    } as unknown as Writer;
+    let clock = 1_000_000;
+    const { log, lines } = recordingLogger();
+    const events = new EventRecorder(writer, log, { now: () => clock, sleep: () => Promise.resolve() });
+    events.emit(resource('a', 'demo'), 'Normal', 'Created', 'Created Service a');
+    await events.drain();
+    expect([...made.keys()]).toEqual([expect.stringMatching(/^a\.[0-9a-f]+$/)]);
+    // Its repeat counts on that Event, which the recorder knows by the name it gave it.
+    clock += 1000;
+    events.emit(resource('a', 'demo'), 'Normal', 'Created', 'Created Service a');
+    await events.drain();
+    expect(patched).toEqual([...made.keys()]);
+    expect([...made.values()]).toEqual([{ count: 2 }]);
+    expect(lines.filter((l) => l.level === 'warn')).toEqual([]);
+  });
+
+  it('names two events about one object in the same millisecond apart', async () => {
+    const w = pausedWriter();
+    const events = new EventRecorder(w.writer, recordingLogger().log, { now: () => 5 });
+    events.emit(resource('a', 'demo'), 'Normal', 'Created', 'x');
+    events.emit(resource('a', 'demo'), 'Normal', 'Updated', 'y');
+    await w.settle();
+    await w.settle();
+    const names = w.calls.map((c) => (c.body as unknown as { metadata: { name: string } }).metadata.name);
+    expect(new Set(names).size).toBe(2);
+  });
+
   it('gives an event up after 12 tries, as client-go does, and goes on with the next', async () => {
     let tries = 0;
     const sent: string[] = [];
@@ -128,11 +173,16 @@ describe('EventRecorder', () => {
 
   it('counts a repeat within the window on the Event it repeats, as client-go does; a new window, a new Event', async () => {
     const writes: string[] = [];
-    let made = 0;
+    const names: string[] = [];
     const writer = {
-      create: (_t: unknown, _ns: unknown, body: { reason: string; count: number; message: string }) => {
+      create: (
+        _t: unknown,
+        _ns: unknown,
+        body: { metadata: { name: string }; reason: string; count: number; message: string },
+      ) => {
+        names.push(body.metadata.name);
         writes.push(`create ${body.reason} "${body.message}" count=${body.count}`);
-        return Promise.resolve({ metadata: { name: `ev-${++made}` } });
+        return Promise.resolve(body);
       },
       mergePatch: (
         _t: unknown,
@@ -157,10 +207,11 @@ describe('EventRecorder', () => {
     now += 60_000;
     events.emit(resource('a', 'demo'), 'Warning', 'InvalidSpec', 'bad');
     await events.drain();
+    expect(new Set(names).size).toBe(3);
     expect(writes).toEqual([
       'create InvalidSpec "bad" count=1',
-      'patch ev-1 count=2 last=2026-11-24T00:00:01.000Z',
-      'patch ev-1 count=3 last=2026-11-24T00:00:02.000Z',
+      `patch ${names[0]} count=2 last=2026-11-24T00:00:01.000Z`,
+      `patch ${names[0]} count=3 last=2026-11-24T00:00:02.000Z`,
       'create InvalidSpec "worse" count=1',
       'create InvalidSpec "bad" count=1',
     ]);
