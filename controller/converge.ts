@@ -47,24 +47,33 @@ export function hashObject(value: Json): string {
   return createHash('sha256').update(stableJson(value)).digest('hex').slice(0, 32);
 }
 
-/** Whether two JSON values are the same, whatever the order of their keys (undefined members left out). */
+/** A value as JSON.stringify sees it: toJSON() called (a Date), a non-finite number or undefined as null. */
+function asJson(value: Json): Json {
+  if (value === undefined || (typeof value === 'number' && !Number.isFinite(value))) return null;
+  const toJSON = (value as { toJSON?: unknown } | null)?.toJSON;
+  return typeof toJSON === 'function' ? (toJSON as () => Json).call(value) : value;
+}
+
+/**
+ * Whether two values are the same JSON, whatever the order of their keys: a status computed now against
+ * the one the API server holds (undefined members left out, a Date as its string, as written).
+ */
 export function sameJson(a: Json, b: Json): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => sameJson(v as Json, b[i] as Json));
+  const x = asJson(a);
+  const y = asJson(b);
+  if (x === y) return true;
+  if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return false;
+  if (Array.isArray(x) || Array.isArray(y)) {
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+    return x.every((v, i) => sameJson(v as Json, y[i] as Json));
   }
-  const x = a as Record<string, Json>;
-  const y = b as Record<string, Json>;
-  let count = 0;
-  for (const key in x) {
-    if (x[key] === undefined) continue;
-    if (!sameJson(x[key], y[key])) return false;
-    count++;
-  }
-  for (const key in y) if (y[key] !== undefined) count--;
-  return count === 0;
+  const xs = x as Record<string, Json>;
+  const ys = y as Record<string, Json>;
+  const keys = Object.keys(xs).filter((k) => xs[k] !== undefined);
+  return (
+    keys.length === Object.keys(ys).filter((k) => ys[k] !== undefined).length &&
+    keys.every((k) => sameJson(xs[k], ys[k]))
+  );
 }
 
 /** The desired object as we apply it: with the annotation recording its own hash. */

@@ -68,6 +68,14 @@ describe('sameJson', () => {
     expect(sameJson({ a: {} }, { a: [] })).toBe(false);
     expect(sameJson({ a: { b: 1 } }, { a: { b: 1, c: 2 } })).toBe(false);
   });
+
+  it('compares what JSON would say: a Date as its string, NaN and an empty array slot as null', () => {
+    const at = '2026-11-25T03:00:00.000Z';
+    expect(sameJson({ lastBackup: new Date(at) }, { lastBackup: at })).toBe(true);
+    expect(sameJson({ lastBackup: new Date(at) }, { lastBackup: '2026-11-25T04:00:00.000Z' })).toBe(false);
+    expect(sameJson({ ratio: NaN }, { ratio: null })).toBe(true);
+    expect(sameJson([undefined], [null])).toBe(true);
+  });
 });
 
 describe('firstDifference', () => {
