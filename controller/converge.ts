@@ -50,7 +50,8 @@ export function hashObject(value: Json): string {
 /** A value as JSON.stringify sees it: toJSON() called (a Date), a non-finite number or undefined as null. */
 function asJson(value: Json): Json {
   if (value === undefined || (typeof value === 'number' && !Number.isFinite(value))) return null;
-  const toJSON = (value as { toJSON?: unknown } | null)?.toJSON;
+  if (value === null || typeof value !== 'object') return value;
+  const { toJSON } = value as { toJSON?: unknown };
   return typeof toJSON === 'function' ? (toJSON as () => Json).call(value) : value;
 }
 
