@@ -42,6 +42,7 @@ const gets = (r: Results) => num((r.readsPerResource as { get?: number } | undef
 
 export const FIGURES: Figure[] = [
   figure('time to the last Deployment', 's', 2, (r) => num(r.controllerAppliedSeconds)),
+  figure('create to Deployment, median resource', 's', 2, (r) => num(r.controllerLatencyMedianMs) / 1000),
   figure('time to all Ready (Deployment readyReplicas == size)', 's', 1, (r) => num(r.readySeconds)),
   figure('controller CPU during the burst (to the last Deployment)', 's', 2, cpuInBurst),
   figure('API writes per resource (until all Ready, settled)', '', 2, (r) => num(r.writesPerResource)),
