@@ -34,6 +34,7 @@ import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from './kub
 import type { Logger } from './log';
 import { objectKey } from './object-key';
 import { prune } from './prune';
+import { NotReadyRecheck } from './recheck';
 import { ProgressHold, nextStatus } from './status';
 import { createdChildrenOf, sameRecords, WriteOnlyChildren, type CreatedChild } from './write-only';
 
@@ -44,8 +45,6 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
 }
 
-/** How long a resource that is not Ready yet waits for a check, should no event come. */
-const NOT_READY_RECHECK_MS = 60_000;
 /**
  * How long a namespace the API server said is being deleted gets no child writes. Its resources go with it;
  * a namespace of the same name made afterwards waits at most this long.
@@ -83,6 +82,7 @@ export class Reconciler {
   }
 
   private readonly progress = new ProgressHold();
+  private readonly recheck = new NotReadyRecheck();
   /** Namespaces being deleted, as the API server said, until when their resources get no writes. */
   private readonly terminating = new Map<string, number>();
 
@@ -107,6 +107,7 @@ export class Reconciler {
       this.writeOnly.forget(key);
       this.blockers.set(key, []);
       this.progress.forget(key);
+      this.recheck.forget(key);
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
@@ -202,7 +203,7 @@ export class Reconciler {
       failures.length === 0 &&
       waiting.length === 0
     ) {
-      return { requeueAfterMs: NOT_READY_RECHECK_MS };
+      return { requeueAfterMs: this.recheck.afterMs(key, resource) };
     }
     const context = { resource, children: desired.map((d) => d.child), view: this.view };
     const fields = { ...definition.status(context), ...records };
@@ -236,7 +237,11 @@ export class Reconciler {
     }
     await this.writeStatus(definition, resource, fields, readiness);
     if (failures.length > 0) throw new Error(readiness.message); // Backs off and retries.
-    return readiness.ready || conflicts.length > 0 ? {} : { requeueAfterMs: NOT_READY_RECHECK_MS };
+    if (readiness.ready || conflicts.length > 0) {
+      this.recheck.forget(key);
+      return {};
+    }
+    return { requeueAfterMs: this.recheck.afterMs(key, resource) };
   }
 
   /**

@@ -313,6 +313,29 @@ describe('readiness', () => {
   });
 });
 
+describe('a resource that stays not Ready', () => {
+  // One controller, as it runs: the wait grows with what the same reconciler saw before.
+  it('is checked back less often the longer it waits, and from a minute again for a new generation', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
+    const waits: (number | undefined)[] = [];
+    for (let i = 0; i < 5; i++)
+      waits.push((await cluster.reconcile(memcachedKind, NS, 'cache')).requeueAfterMs);
+    expect(waits).toEqual([60_000, 120_000, 240_000, 300_000, 300_000]);
+    cluster.setSpec(memcachedKind, NS, 'cache', { size: 3 });
+    expect(await cluster.reconcile(memcachedKind, NS, 'cache')).toEqual({ requeueAfterMs: 60_000 });
+  });
+
+  it('starts over after it was Ready', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
+    await cluster.reconcile(memcachedKind, NS, 'cache');
+    expect(await cluster.reconcile(memcachedKind, NS, 'cache')).toEqual({ requeueAfterMs: 120_000 });
+    available('cache', 2);
+    expect(await cluster.reconcile(memcachedKind, NS, 'cache')).toEqual({});
+    cluster.patch(DEPLOYMENT, NS, 'cache', { status: { readyReplicas: 1, availableReplicas: 1 } });
+    expect(await cluster.reconcile(memcachedKind, NS, 'cache')).toEqual({ requeueAfterMs: 60_000 });
+  });
+});
+
 describe('the status of a rollout', () => {
   // One controller, as it runs: what it holds back in one reconcile, it writes in a later one.
   const rolling = (updated: number, available: number) =>
