@@ -9,8 +9,8 @@
 import type { CustomResource } from '../constructs/kit';
 
 /** The first wait, and the longest. */
-export const NOT_READY_RECHECK_MS = 60_000;
-export const NOT_READY_RECHECK_MAX_MS = 300_000;
+const NOT_READY_RECHECK_MS = 60_000;
+const NOT_READY_RECHECK_MAX_MS = 300_000;
 
 /** The not-Ready streaks of the resources, by queue key. */
 export class NotReadyRecheck {
