@@ -116,25 +116,34 @@ function sameScalar(desired: Json, live: Json): boolean {
  * Where `live` does not hold `desired`: the first path that differs, or undefined when every desired
  * field is there with an equal value. Empty desired values match absent live ones, as the server drops them.
  */
-export function firstDifference(desired: Json, live: Json, path = ''): string | undefined {
+export function firstDifference(desired: Json, live: Json): string | undefined {
+  const at = differenceAt(desired, live);
+  return at && `/${at.reverse().join('/')}`;
+}
+
+/**
+ * The path to the first difference, innermost segment first, or undefined: built only once one is found,
+ * since every reconcile of a converged resource compares every field of every child and finds none.
+ */
+function differenceAt(desired: Json, live: Json): string[] | undefined {
   if (isEmpty(desired) && isEmpty(live)) return undefined;
   if (Array.isArray(desired)) {
-    if (!Array.isArray(live) || live.length !== desired.length) return path || '/';
+    if (!Array.isArray(live) || live.length !== desired.length) return [];
     for (let i = 0; i < desired.length; i++) {
-      const diff = firstDifference(desired[i], live[i], `${path}/${i}`);
-      if (diff !== undefined) return diff;
+      const at = differenceAt(desired[i], live[i]);
+      if (at) return [...at, String(i)];
     }
     return undefined;
   }
   if (desired && typeof desired === 'object') {
-    if (!live || typeof live !== 'object' || Array.isArray(live)) return path || '/';
-    for (const [key, value] of Object.entries(desired as Record<string, Json>)) {
-      const diff = firstDifference(value, (live as Record<string, Json>)[key], `${path}/${key}`);
-      if (diff !== undefined) return diff;
+    if (!live || typeof live !== 'object' || Array.isArray(live)) return [];
+    for (const key of Object.keys(desired)) {
+      const at = differenceAt((desired as Record<string, Json>)[key], (live as Record<string, Json>)[key]);
+      if (at) return [...at, key];
     }
     return undefined;
   }
-  return sameScalar(desired, live) ? undefined : path || '/';
+  return sameScalar(desired, live) ? undefined : [];
 }
 
 /**

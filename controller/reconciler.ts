@@ -370,7 +370,10 @@ export class Reconciler {
     }
     const blocker = waitingFor(intent, desired, this.view, namespace);
     if (blocker) return { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
-    if (live) this.unseen.get(key)?.delete(childKey);
+    if (live) {
+      const unseen = this.unseen.get(key);
+      if (unseen?.delete(childKey) && unseen.size === 0) this.unseen.delete(key);
+    }
     if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
     let why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
     if (!why) return { kind: 'unchanged', label };
@@ -421,9 +424,8 @@ export class Reconciler {
     const last = this.syntheses.get(key);
     if (last && last.uid === uid && last.generation === generation) return last.intents;
     this.syntheses.delete(key);
-    const intents = synthesize(definition, resource, { owner: { uid }, admitted: true }).map((child) =>
-      intentOf(definition, child),
-    );
+    const children = synthesize(definition, resource, { owner: { uid }, admitted: true });
+    const intents = asParsedJson(children).map((child) => intentOf(definition, child));
     if (generation !== undefined) this.syntheses.set(key, { uid, generation, intents });
     return intents;
   }
@@ -451,4 +453,13 @@ export class Reconciler {
     const next = nextStatus(resource, fields, readiness, this.now());
     if (next) await this.writer.applyStatus(definition, resource, next);
   }
+}
+
+/**
+ * The same children, as JSON.parse makes them. Kept per generation, cdk8s's output would cost 7.0 KB a
+ * Memcached against 3.9 KB parsed: the objects it builds key by key get a V8 hidden class each, where
+ * parsed objects of the same keys share one (and fewer classes are less for every collection to mark).
+ */
+function asParsedJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }

@@ -88,6 +88,15 @@ describe('firstDifference', () => {
   it('compares lists element by element and by length', () => {
     expect(firstDifference({ l: [1, 2] }, { l: [1, 2, 3] })).toBe('/l');
   });
+
+  it('names the whole path to the first difference, outermost first', () => {
+    const desired = { spec: { template: { containers: [{ name: 'a', image: 'x:1' }] } } };
+    const live = { spec: { template: { containers: [{ name: 'a', image: 'x:2', extra: true }] } } };
+    expect(firstDifference(desired, live)).toBe('/spec/template/containers/0/image');
+    expect(firstDifference(desired, { spec: 'no object' })).toBe('/spec');
+    expect(firstDifference(1, 2)).toBe('/');
+    expect(firstDifference(desired, JSON.parse(JSON.stringify(desired)))).toBeUndefined();
+  });
 });
 
 describe('quantities', () => {
