@@ -57,6 +57,9 @@ export const FIGURES: Figure[] = [
   figure('idle: CPU', 's', 2, (r) => num(r.idleCpuSeconds)),
   figure('idle: reconciles', '', 0, (r) => num(r.idleReconciles)),
   figure('idle: writes', '', 0, (r) => num(r.idleWrites)),
+  figure('idle, the next window: CPU', 's', 2, (r) => num(r.idleSecondCpuSeconds)),
+  figure('idle, the next window: reconciles', '', 0, (r) => num(r.idleSecondReconciles)),
+  figure('idle, the next window: writes', '', 0, (r) => num(r.idleSecondWrites)),
 ];
 
 /** The median of a figure over the runs of one column; NaN without runs. */
@@ -84,7 +87,11 @@ export function peerTable(count: number, runs: PeerRun[], idleSeconds: number): 
     ],
     ...FIGURES.map((f) => {
       const [r, p, p4] = (['reconstruct', 'peer', 'peer4'] as const).map((c) => columnValue(mine, c, f));
-      const label = f.label.startsWith('idle:') ? `${f.label} over ${idleSeconds} s, all converged` : f.label;
+      const label = f.label.startsWith('idle:')
+        ? `${f.label} over ${idleSeconds} s, all converged`
+        : f.label.startsWith('idle, the next window:')
+          ? `${f.label} of ${idleSeconds} s`
+          : f.label;
       return [label, text(r, f), text(p, f), ratio(r, p), text(p4, f)];
     }),
   ];

@@ -9,7 +9,7 @@ export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   
   --workers N        reconstruct's workers (default 4, its default); the Go peer runs with its
                      default (1) in the pairs, then once with this many
   --updates N        single updates timed per run (default 20)
-  --idle SECONDS     the idle window once all converged (default 60)
+  --idle SECONDS     each of the two idle windows once all converged (default 60)
   --deadline MIN     stop (and clean up) after this many minutes whatever happens (default 120)
   --json FILE        also write every run's figures as JSON
   --no-warmup        skip the unmeasured pass that warms up the API server and etcd first
