@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: before anything loads cdk8s.
+import './inline-source-maps';
 import { version } from '../package.json';
 import { installCommand } from './install';
 import { synthCommand } from './synth';
