@@ -27,7 +27,7 @@ Options (environment variable in brackets):
   --field-manager NAME      server-side apply field manager (default reconstruct) [RECONSTRUCT_FIELD_MANAGER]
   --metrics-addr HOST:PORT  /metrics (default 127.0.0.1:8080; "0" disables) [RECONSTRUCT_METRICS_ADDR]
   --health-addr HOST:PORT   /healthz and /readyz (default 127.0.0.1:8081) [RECONSTRUCT_HEALTH_ADDR]
-  --resync SECONDS          periodic resync of every resource (default 600) [RECONSTRUCT_RESYNC]
+  --resync SECONDS          periodic resync of every resource (default 36000, ten hours) [RECONSTRUCT_RESYNC]
   --shutdown-timeout SECONDS  bound on finishing in-flight work at SIGTERM (default 20)
   --log-level LEVEL         debug, info, warn or error (default info) [RECONSTRUCT_LOG_LEVEL]
   --log-format FORMAT       json or text (default: text on a terminal, else json) [RECONSTRUCT_LOG_FORMAT]

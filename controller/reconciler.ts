@@ -98,6 +98,19 @@ export class Reconciler {
   }
 
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
+    const result = await this.reconcileResource(definition, namespace, name);
+    // A write-only child's deletion sends no event: the resource comes back when its check is due. Not
+    // when one is overdue: that reconcile did not get to it, and its own requeue says when to try again.
+    const due = this.writeOnly.nextCheckInMs(objectKey(definition, namespace, name));
+    if (due === undefined || due <= 0) return result;
+    return { requeueAfterMs: Math.min(result.requeueAfterMs ?? Infinity, due) };
+  }
+
+  private async reconcileResource(
+    definition: Kind,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<ReconcileResult> {
     const resource = this.view.get(definition, namespace, name) as (KubeObject & CustomResource) | undefined;
     const key = objectKey(definition, namespace, name);
     // Gone: the garbage collector removes the children through their ownerReferences.
@@ -190,6 +203,8 @@ export class Reconciler {
     if (failures.length === 0) {
       const { view, writer, events, writeOnly } = this;
       await prune({ view, writer, events, writeOnly }, definition, resource, wanted, created, log);
+      // Without what was pruned (remembered before, in case pruning fails, with what was just created).
+      this.writeOnly.remember(key, metadata.uid ?? '', created);
       if (sync) await this.runSync(sync, resource, false, log);
     }
 

@@ -43,7 +43,7 @@ export const DEFAULT_SETTINGS: ControllerSettings = {
   fieldManager: 'reconstruct',
   metricsAddr: '127.0.0.1:8080',
   healthAddr: '127.0.0.1:8081',
-  resyncMs: 600_000,
+  resyncMs: 36_000_000, // ten hours, as controller-runtime: watches bring every change; see DESIGN.md
   shutdownMs: 20_000,
   logLevel: 'info',
   logFormat: 'json',

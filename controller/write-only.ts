@@ -19,8 +19,11 @@ export interface CreatedChild {
   uid: string;
 }
 
-/** The default of WriteOnlyChildren's recheckMs: the default resync. */
-const WRITE_ONLY_RECHECK_MS = 600_000;
+/**
+ * The default of WriteOnlyChildren's recheckMs: a resource with write-only children comes back this often
+ * (its reconcile asks for it), whatever the resync period.
+ */
+export const WRITE_ONLY_RECHECK_MS = 600_000;
 
 const byName = (a: CreatedChild, b: CreatedChild) =>
   `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`);
@@ -65,6 +68,23 @@ export class WriteOnlyChildren {
   remember(key: string, uid: string, created: readonly CreatedChild[]): void {
     if (created.length > 0) this.made.set(key, { uid, created: created.map((c) => ({ ...c })) });
     else this.made.delete(key);
+    // Checks of children no longer recorded (pruned, replaced) are not due any more.
+    const checked = this.checked.get(key);
+    const uids = new Set(created.map((c) => c.uid));
+    for (const child of checked?.keys() ?? []) {
+      if (!uids.has(child.slice(child.lastIndexOf('\u0000') + 1))) checked?.delete(child);
+    }
+  }
+
+  /**
+   * In how many ms one of the resource's write-only children is due to be looked for again (see create),
+   * or undefined when none was looked for: a deleted one sends no event, so the resource must come back
+   * by then. 0 when one is overdue (the last reconcile did not get to it).
+   */
+  nextCheckInMs(key: string): number | undefined {
+    const checked = this.checked.get(key);
+    if (!this.made.has(key) || !checked || checked.size === 0) return undefined;
+    return Math.max(0, Math.min(...checked.values()) + this.recheckMs - this.now().getTime());
   }
 
   /** Forgets a resource that is gone. */

@@ -15,7 +15,7 @@ describe('reconstruct controller settings', () => {
       fieldManager: 'reconstruct',
       metricsAddr: '127.0.0.1:8080',
       healthAddr: '127.0.0.1:8081',
-      resyncMs: 600_000,
+      resyncMs: 36_000_000,
       shutdownMs: 20_000,
       logLevel: 'info',
       logFormat: 'json',

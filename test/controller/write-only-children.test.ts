@@ -150,6 +150,32 @@ describe('the generated root password Secret', () => {
     ]);
   });
 
+  it('brings its Ready resource back when it is due to be looked for, whatever the resync period', async () => {
+    create();
+    await reconcile();
+    members(3, 3);
+    // Ready: nothing else would bring it back before the next resync.
+    expect(await reconcile()).toEqual({ requeueAfterMs: 600_000 });
+    clock += 240_000;
+    writes();
+    // A reconcile in between (a StatefulSet event) does not look for it: its check stays due at 600 s.
+    expect(await reconcile()).toEqual({ requeueAfterMs: 360_000 });
+    expect(writes()).toEqual([]);
+    clock += 360_000;
+    expect(await reconcile()).toEqual({ requeueAfterMs: 600_000 });
+    expect(writes()).toEqual(['create Secret/mysql-root-password']); // refused: it is still there
+  });
+
+  it('asks for no visit once the resource has none', async () => {
+    create();
+    await reconcile();
+    cluster.setSpec(mysqlClusterKind, NS, 'mysql', { rootPasswordSecret: { name: 'mine' } });
+    await reconcile(); // deletes the generated Secret
+    expect(status().createdChildren).toBeUndefined();
+    members(3, 3);
+    expect(await reconcile()).toEqual({});
+  });
+
   it('is never made when spec.rootPasswordSecret names the user’s', async () => {
     create({ rootPasswordSecret: { name: 'mine' } });
     await reconcile();
@@ -170,6 +196,8 @@ describe('the generated root password Secret', () => {
     ]);
     expect(cluster.any(SECRET, NS, SECRET_NAME)).toBeUndefined();
     expect(status().createdChildren).toBeUndefined();
+    await reconcile();
+    expect(writes()).toEqual([]); // not deleted again and again
   });
 
   it('of the same name but made by someone else is neither used as ours nor deleted: ErrResourceExists', async () => {

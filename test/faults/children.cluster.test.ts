@@ -58,7 +58,7 @@ it('a DatabaseManager whose Deployment name is taken goes ahead within seconds o
   expect(seconds).toBeLessThan(10);
   record({
     fault: 'a foreign object in a child’s way (ErrResourceExists) deleted',
-    bound: 'reconciled when it goes (its watch), not at the resync (600 s)',
+    bound: 'reconciled when it goes (its watch), not at a resync',
     recovery: `${seconds.toFixed(1)} s`,
     lostOrDuplicated: 'none',
   });
