@@ -1,8 +1,8 @@
 /**
  * Leaves out the inline source maps of the dependencies as their files load. cdk8s and cdk8s-plus-27 end
  * each file with its source map as a base64 comment, and V8 keeps every script's text and a second copy
- * of that comment (the script's source map URL) for the life of the process: 5.3 MB of heap and 7 MB of
- * RSS in a controller that never reads them (docs/BENCHMARKS.md). Node reads them only with
+ * of that comment (the script's source map URL) for the life of the process: 2.7 MB of heap and 3.5-7 MB
+ * of RSS at start in a controller that never reads them (docs/BENCHMARKS.md). Node reads them only with
  * --enable-source-maps, for stack traces: then they are kept.
  *
  * Imported first by the CLI's entry point, before anything loads cdk8s.

@@ -23,7 +23,7 @@ export interface CreatedChild {
  * The default of WriteOnlyChildren's recheckMs: a resource with write-only children comes back this often
  * (its reconcile asks for it), whatever the resync period.
  */
-export const WRITE_ONLY_RECHECK_MS = 600_000;
+const WRITE_ONLY_RECHECK_MS = 600_000;
 
 const byName = (a: CreatedChild, b: CreatedChild) =>
   `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`);
