@@ -206,7 +206,8 @@ CLUSTER_SUPERVISOR_PID="$CLUSTER_STATE_DIR/supervisor.pid"
 
 cluster_supervisor_running() {
   local pid
-  pid="$(tr -dc '0-9' <"$CLUSTER_SUPERVISOR_PID" 2>/dev/null)" || return 1
+  [[ -f "$CLUSTER_SUPERVISOR_PID" ]] || return 1
+  pid="$(tr -dc '0-9' <"$CLUSTER_SUPERVISOR_PID")" || return 1
   [[ -n "$pid" ]] && cluster_proc_alive "$pid" && cluster_pid_is_ours "$pid"
 }
 

@@ -3,9 +3,8 @@
  * `self` and `oldSelf`, and evaluates `x-kubernetes-validations` rules and their `messageExpression`s with
  * @bufbuild/cel (see docs/VALIDATION.md).
  */
-import { CelScalar, celEnv, celFunc, isCelError, parse, plan } from '@bufbuild/cel';
-import type { CelEnv } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import type * as Cel from '@bufbuild/cel';
+import type * as CelExtensions from '@bufbuild/cel/ext';
 import type { JSONSchemaProps } from '../schema';
 import type { Json } from '../defaults';
 
@@ -25,18 +24,36 @@ const INT64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
  * `int(string)` as cel-go has it: Go's strconv.ParseInt in base 10 (an optional sign and digits, nothing
  * else), where @bufbuild/cel's BigInt() also takes spaces, `0x` and the empty string.
  */
-const intOfString = celFunc('int', [CelScalar.STRING], CelScalar.INT, (s: string) => {
-  const n = /^[+-]?[0-9]+$/.test(s) ? BigInt(s) : undefined;
-  if (n === undefined || n < INT64[0] || n > INT64[1]) {
-    throw new Error("type conversion error from 'string' to 'int'");
-  }
-  return n;
-});
+function intOfString(cel: typeof Cel) {
+  return cel.celFunc('int', [cel.CelScalar.STRING], cel.CelScalar.INT, (s: string) => {
+    const n = /^[+-]?[0-9]+$/.test(s) ? BigInt(s) : undefined;
+    if (n === undefined || n < INT64[0] || n > INT64[1]) {
+      throw new Error("type conversion error from 'string' to 'int'");
+    }
+    return n;
+  });
+}
 
-// Kubernetes enables the strings extension for CRD rules (among others that @bufbuild/cel lacks).
-let env: CelEnv | undefined;
-type Program = ReturnType<typeof plan>;
-type Parsed = ReturnType<typeof parse>;
+/**
+ * @bufbuild/cel, with the environment CRD rules see, loaded on the first rule compiled: it is about 1 MB
+ * of JavaScript with its protobuf and RE2 libraries (3.4 MB of heap, 8-9 MB of RSS once loaded), and the
+ * controller, whose resources the API server has validated already, never evaluates a rule.
+ */
+let library: { cel: typeof Cel; env: Cel.CelEnv } | undefined;
+function celLibrary(): { cel: typeof Cel; env: Cel.CelEnv } {
+  if (!library) {
+    /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, see above */
+    const cel = require('@bufbuild/cel') as typeof Cel;
+    const { strings } = require('@bufbuild/cel/ext') as typeof CelExtensions;
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    // Kubernetes enables the strings extension for CRD rules (among others that @bufbuild/cel lacks).
+    library = { cel, env: cel.celEnv({ funcs: [...strings, intOfString(cel)] }) };
+  }
+  return library;
+}
+
+type Program = ReturnType<typeof Cel.plan>;
+type Parsed = ReturnType<typeof Cel.parse>;
 interface Compiled {
   program: Program;
   /** Whether the expression refers to the variable `oldSelf` (compilation.go's UsesOldSelf). */
@@ -48,10 +65,10 @@ const programs = new Map<string, Compiled | Error>();
 function compile(rule: string): Compiled | Error {
   let compiled = programs.get(rule);
   if (compiled === undefined) {
-    env ??= celEnv({ funcs: [...strings, intOfString] });
+    const { cel, env } = celLibrary();
     try {
-      const parsed = parse(rule);
-      compiled = { program: plan(env, parsed), usesOldSelf: refersTo(parsed.expr, 'oldSelf') };
+      const parsed = cel.parse(rule);
+      compiled = { program: cel.plan(env, parsed), usesOldSelf: refersTo(parsed.expr, 'oldSelf') };
     } catch (err) {
       compiled = err instanceof Error ? err : new Error(String(err));
     }
@@ -135,7 +152,7 @@ export function evaluateRule(rule: string, self: CelIn, oldSelf?: CelIn): RuleOu
   const compiled = compile(rule);
   if (compiled instanceof Error) return { kind: 'compile-error', message: compiled.message };
   const result = run(compiled, { self, oldSelf });
-  if (isCelError(result) || result instanceof Error) {
+  if (celLibrary().cel.isCelError(result) || result instanceof Error) {
     return { kind: 'eval-error', message: celErrorMessage(result.message) };
   }
   if (typeof result !== 'boolean') {
