@@ -37,7 +37,16 @@ const figure = (label: string, unit: string, digits: number, value: (r: Results)
   digits,
   value,
 });
-const cpuInBurst = (r: Results) => num((r.controllerCpuUntilApplied as CpuSpent | undefined)?.controller);
+/** CPU seconds of the named processes (see proc.ts) from the first create to the last Deployment. */
+const burstCpu =
+  (...names: string[]) =>
+  (r: Results): number => {
+    const spent = r.controllerCpuUntilApplied as CpuSpent | undefined;
+    return spent ? names.reduce((sum, name) => sum + num(spent[name] ?? 0), 0) : NaN;
+  };
+const cpuInBurst = burstCpu('controller');
+/** The control plane: a controller's requests cost it, and a Service costs kube-controller-manager more. */
+const CONTROL_PLANE_CPU = ['kube-apiserver', 'etcd', 'kube-controller', 'kube-scheduler', 'kwok-controller'];
 const gets = (r: Results) => num((r.readsPerResource as { get?: number } | undefined)?.get);
 
 export const FIGURES: Figure[] = [
@@ -45,6 +54,9 @@ export const FIGURES: Figure[] = [
   figure('create to Deployment, median resource', 's', 2, (r) => num(r.controllerLatencyMedianMs) / 1000),
   figure('time to all Ready (Deployment readyReplicas == size)', 's', 1, (r) => num(r.readySeconds)),
   figure('controller CPU during the burst (to the last Deployment)', 's', 2, cpuInBurst),
+  figure('control plane CPU during the burst', 's', 1, burstCpu(...CONTROL_PLANE_CPU)),
+  figure('  of which kube-apiserver', 's', 1, burstCpu('kube-apiserver')),
+  figure('  of which kube-controller-manager', 's', 1, burstCpu('kube-controller')),
   figure('API writes per resource (until all Ready, settled)', '', 2, (r) => num(r.writesPerResource)),
   figure('API reads (GET) per resource', '', 2, gets),
   figure('conflicts (409) per resource', '', 2, (r) => perResource(r, conflicts(r))),
