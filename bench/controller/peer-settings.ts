@@ -13,6 +13,8 @@ export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   
   --deadline MIN     stop (and clean up) after this many minutes whatever happens (default 120)
   --json FILE        also write every run's figures as JSON
   --no-warmup        skip the unmeasured pass that warms up the API server and etcd first
+  --same-work        run reconstruct with the peer's work: a Memcached kind that makes the Deployment
+                     alone (no Service, no pods watched; bench/controller/peer-work-kind.ts)
   -h, --help
 `;
 
@@ -26,6 +28,8 @@ export interface PeerSettings {
   deadlineMs: number;
   json?: string;
   warmup: boolean;
+  /** reconstruct runs with peer-work-kind.ts instead of its built-in Memcached. */
+  sameWork: boolean;
 }
 
 /** The settings from the command line; undefined after --help. Throws on a bad value. */
@@ -40,6 +44,7 @@ export function peerSettings(): PeerSettings | undefined {
       deadline: { type: 'string' },
       json: { type: 'string' },
       'no-warmup': { type: 'boolean' },
+      'same-work': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -57,6 +62,7 @@ export function peerSettings(): PeerSettings | undefined {
     deadlineMs: int('deadline', values.deadline, 120, 1) * 60_000,
     json: values.json,
     warmup: !values['no-warmup'],
+    sameWork: values['same-work'] ?? false,
   };
 }
 

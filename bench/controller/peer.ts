@@ -30,7 +30,7 @@ import { PEER_HELP, type PeerSettings, peerSettings, runSettings } from './peer-
 import { directPhase } from './phases/baseline';
 import { controllerPhase } from './phases/controller';
 import { resourceNames } from './phases/workload';
-import { reconstruct } from './reconstruct';
+import { reconstruct as builtinReconstruct, reconstructUnderTest } from './reconstruct';
 import type { Results } from './report';
 import { log } from './support';
 
@@ -52,6 +52,7 @@ async function main(): Promise<number> {
   }
   if (!p) return 0;
   const settings = p;
+  const reconstruct = reconstructUnderTest(settings.sameWork);
   reconstruct.check();
   peerGo.check();
   const client = loadClient({ userAgent: 'reconstruct-bench', maxSockets: 64 });
@@ -151,7 +152,7 @@ async function main(): Promise<number> {
 /** The first burst on a fresh control plane is slower, whoever sends it: one unmeasured baseline pass first. */
 async function warmUp(home: Cluster, settings: PeerSettings, count: number): Promise<void> {
   log('warm-up (not measured):');
-  const observer = new Observer(home.client, home.namespace, reconstruct.milestones);
+  const observer = new Observer(home.client, home.namespace, builtinReconstruct.milestones);
   const s = { ...runSettings(settings, count, settings.workers, home.namespace), overheadOnly: true };
   try {
     await observer.start();

@@ -9,57 +9,71 @@ import { freePort } from '../../controller/server';
 import type { ControllerUnderTest } from './controller-under-test';
 
 const CLI = join(__dirname, '../../cli/main.js');
+/** The kinds module of `bench:peer --same-work` (peer-work-kind.ts), as compiled beside this file. */
+const PEER_WORK_KINDS = join(__dirname, 'peer-work-kind.js');
 
-export const reconstruct: ControllerUnderTest = {
-  name: 'reconstruct',
-  about: `controller NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS} (as installed)`,
+/**
+ * The controller with its built-in kinds, or, with `peerWork`, with a Memcached that makes the Deployment
+ * alone (the Go peer's work; peer-work-kind.ts).
+ */
+export function reconstructUnderTest(peerWork = false): ControllerUnderTest {
+  const kindArgs = peerWork ? ['--no-builtin-kinds', '--kinds', PEER_WORK_KINDS] : [];
+  return {
+    name: peerWork ? "reconstruct (the peer's work)" : 'reconstruct',
+    about: `controller NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS} (as installed)${peerWork ? ', Memcached with the Deployment alone (--same-work)' : ''}`,
 
-  check() {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  },
+    check() {
+      for (const file of peerWork ? [CLI, PEER_WORK_KINDS] : [CLI]) {
+        if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
+      }
+    },
 
-  async launch({ namespace, workers, resyncSeconds, cpuProfDir }) {
-    const port = await freePort();
-    const nodeArgs = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
-    return {
-      command: process.execPath,
-      args: [
-        ...nodeArgs,
-        CLI,
-        'controller',
-        '--health-addr',
-        `127.0.0.1:${port}`,
-        '--metrics-addr',
-        '0', // no server of its own: the health port serves /metrics too
-        '--log-format',
-        'json',
-        '--namespaces',
-        namespace,
-        '--workers',
-        String(workers),
-        ...(resyncSeconds === undefined ? [] : ['--resync', String(resyncSeconds)]),
-      ],
-      // The Node options the install manifest and the image give it.
-      env: { ...process.env, NODE_OPTIONS: CONTROLLER_NODE_OPTIONS },
-      readyUrl: `http://127.0.0.1:${port}/readyz`,
-      metricsUrl: `http://127.0.0.1:${port}/metrics`,
-    };
-  },
+    async launch({ namespace, workers, resyncSeconds, cpuProfDir }) {
+      const port = await freePort();
+      const nodeArgs = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
+      return {
+        command: process.execPath,
+        args: [
+          ...nodeArgs,
+          CLI,
+          'controller',
+          ...kindArgs,
+          '--health-addr',
+          `127.0.0.1:${port}`,
+          '--metrics-addr',
+          '0', // no server of its own: the health port serves /metrics too
+          '--log-format',
+          'json',
+          '--namespaces',
+          namespace,
+          '--workers',
+          String(workers),
+          ...(resyncSeconds === undefined ? [] : ['--resync', String(resyncSeconds)]),
+        ],
+        // The Node options the install manifest and the image give it.
+        env: { ...process.env, NODE_OPTIONS: CONTROLLER_NODE_OPTIONS },
+        readyUrl: `http://127.0.0.1:${port}/readyz`,
+        metricsUrl: `http://127.0.0.1:${port}/metrics`,
+      };
+    },
 
-  milestones: { children: ['Deployment', 'Service'], ready: 'condition' },
+    milestones: { children: peerWork ? ['Deployment'] : ['Deployment', 'Service'], ready: 'condition' },
 
-  metrics: {
-    requests: 'reconstruct_api_requests_total',
-    requestSeconds: 'reconstruct_api_request_duration_seconds',
-    verb: (labels) => labels.verb,
-    reconciles: 'reconstruct_reconcile_total',
-    reconcileErrors: 'reconstruct_reconcile_errors_total',
-    reconcileSeconds: 'reconstruct_reconcile_duration_seconds',
-    queueDepth: 'reconstruct_workqueue_depth',
-    heapUsedBytes: 'nodejs_heap_size_used_bytes',
-    heapTotalBytes: 'nodejs_heap_size_total_bytes',
-    eventLoopLagP99Seconds: 'nodejs_eventloop_lag_p99_seconds',
-  },
+    metrics: {
+      requests: 'reconstruct_api_requests_total',
+      requestSeconds: 'reconstruct_api_request_duration_seconds',
+      verb: (labels) => labels.verb,
+      reconciles: 'reconstruct_reconcile_total',
+      reconcileErrors: 'reconstruct_reconcile_errors_total',
+      reconcileSeconds: 'reconstruct_reconcile_duration_seconds',
+      queueDepth: 'reconstruct_workqueue_depth',
+      heapUsedBytes: 'nodejs_heap_size_used_bytes',
+      heapTotalBytes: 'nodejs_heap_size_total_bytes',
+      eventLoopLagP99Seconds: 'nodejs_eventloop_lag_p99_seconds',
+    },
 
-  isErrorLine: (line) => line.includes('"level":"error"'),
-};
+    isErrorLine: (line) => line.includes('"level":"error"'),
+  };
+}
+
+export const reconstruct = reconstructUnderTest();
