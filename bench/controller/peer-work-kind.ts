@@ -5,7 +5,14 @@
  * controller under test through `--no-builtin-kinds --kinds <this module>`.
  */
 import type { Construct } from 'constructs';
-import { DEPLOYMENT, Memcached, type MemcachedProps, defineKind, memcachedSchema } from '../../constructs';
+import {
+  DEPLOYMENT,
+  Memcached,
+  type MemcachedProps,
+  defineKind,
+  memcachedKind,
+  memcachedSchema,
+} from '../../constructs';
 
 class DeploymentOnly extends Memcached {
   constructor(scope: Construct, id: string, props: MemcachedProps) {
@@ -15,10 +22,11 @@ class DeploymentOnly extends Memcached {
 }
 
 export const peerWorkMemcachedKind = defineKind({
-  apiVersion: 'cache.example.com/v1alpha1',
-  kind: 'Memcached',
-  plural: 'memcacheds',
-  shortNames: ['mc'],
+  // The built-in kind's names, so that its CRD is the one the cluster has.
+  apiVersion: memcachedKind.apiVersion,
+  kind: memcachedKind.kind,
+  plural: memcachedKind.crd.spec.names.plural,
+  shortNames: memcachedKind.crd.spec.names.shortNames,
   schema: memcachedSchema,
   construct: DeploymentOnly,
   children: [DEPLOYMENT],
