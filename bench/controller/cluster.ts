@@ -18,6 +18,7 @@ import type { ApiKind, KubeObject } from '../../constructs/kit';
 import type { KubeClient } from '../../controller/kube/client';
 import { ApiError } from '../../controller/kube/errors';
 import { resourcePath } from '../../controller/kube/paths';
+import { applyRequest } from '../../controller/writer';
 import { log, pool, until } from './support';
 
 export { MEMCACHED };
@@ -381,17 +382,17 @@ export class Cluster {
     });
   }
 
-  /** Server-side apply, as the controller's Writer does (field manager reconstruct, force). */
+  /** Server-side apply, the request the controller's Writer makes (field manager reconstruct). */
   async apply(child: Manifest): Promise<void> {
     const type = child.kind === 'Deployment' ? DEPLOYMENT : SERVICE;
     await retrying(`apply ${child.kind} ${child.metadata.name}`, () =>
-      this.client.request({
-        method: 'PATCH',
-        path: resourcePath(type, child.metadata.namespace, child.metadata.name),
-        query: { fieldManager: 'reconstruct', force: true },
-        body: withAppliedHash(child),
-        contentType: 'application/apply-patch+yaml',
-      }),
+      this.client.request(
+        applyRequest(
+          resourcePath(type, child.metadata.namespace, child.metadata.name),
+          withAppliedHash(child),
+          'reconstruct',
+        ),
+      ),
     );
   }
 }

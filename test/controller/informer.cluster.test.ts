@@ -69,6 +69,18 @@ describe('the kube client', () => {
     expect(steps['update-stale']).toMatchObject({ ok: false, status: 409, reason: 'Conflict' });
     expect(steps.apply).toMatchObject({ ok: true });
     expect((steps.apply.value as { managers: string[] }).managers).toContain('client-driver');
+    // The Writer's applies (fieldValidation=Ignore): a field the schema does not know is still refused.
+    expect(steps['writer-apply']).toMatchObject({ ok: true });
+    const unknown: [string, string][] = [
+      ['writer-apply-unknown-field', '.datta: field not declared in schema'],
+      ['writer-apply-unknown-spec-field', '.spec.sise: field not declared in schema'],
+      ['writer-apply-unknown-status-field', '.status.nodez: field not declared in schema'],
+    ];
+    for (const [step, message] of unknown) {
+      expect(steps[step]).toMatchObject({ ok: false, status: 500 });
+      expect(steps[step].message).toContain(message);
+    }
+    expect(steps['writer-apply-resource']).toMatchObject({ ok: true });
     expect(steps['create-invalid']).toMatchObject({ ok: false, status: 422, reason: 'Invalid' });
     expect(steps.list).toMatchObject({ ok: true });
     expect(steps['watch-until-server-closes']).toMatchObject({ ok: true, value: ['ADDED:x'] });
@@ -83,6 +95,11 @@ describe('the kube client', () => {
       'patch:200',
       'update:409',
       'patch:200',
+      'patch:200',
+      'patch:500',
+      'patch:500',
+      'patch:201',
+      'patch:500',
       'create:422',
       'list:200',
       'watch:200',

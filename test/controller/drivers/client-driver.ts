@@ -7,6 +7,8 @@ import { loadClient } from '../../../controller/kube/client';
 import { ApiError } from '../../../controller/kube/errors';
 import type { KubeRequest } from '../../../controller/kube/http';
 import { CONFIG_MAP } from '../../../constructs/kit';
+import { memcachedKind } from '../../../constructs/memcached';
+import { Writer } from '../../../controller/writer';
 import { resourcePath } from '../../../controller/kube/paths';
 
 const { namespace } = JSON.parse(process.env.DRIVER_CONFIG ?? '{}') as { namespace: string };
@@ -49,6 +51,12 @@ async function main() {
   };
   const cm = (name: string) => resourcePath(CONFIG_MAP, namespace, name);
   const collection = resourcePath(CONFIG_MAP, namespace);
+  const memcached = {
+    apiVersion: memcachedKind.apiVersion,
+    kind: memcachedKind.kind,
+    metadata: { name: 'x', namespace },
+    spec: { size: 1 },
+  };
   const body = (name: string, data: Record<string, string>, rv?: string) => ({
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -80,6 +88,26 @@ async function main() {
     },
     (b) => ({ data: b.data, managers: b.metadata.managedFields?.map((f) => f.manager) }),
   );
+  // The Writer's applies skip the API server's strict second parse (fieldValidation=Ignore): a field the
+  // schema does not know must still be refused, for a built-in kind and for a custom resource alike.
+  const writer = new Writer(client, 'client-driver');
+  const refusal = (err: unknown) => ({ ok: false, status: (err as ApiError).status, message: String(err) });
+  const writes: [string, () => Promise<unknown>][] = [
+    ['writer-apply', () => writer.apply(CONFIG_MAP, body('x', { e: '5' }))],
+    ['writer-apply-unknown-field', () => writer.apply(CONFIG_MAP, { ...body('x', {}), datta: { e: '5' } })],
+    [
+      'writer-apply-unknown-spec-field',
+      () => writer.apply(memcachedKind, { ...memcached, spec: { size: 1, sise: 2 } }),
+    ],
+    ['writer-apply-resource', () => writer.apply(memcachedKind, memcached)],
+    [
+      'writer-apply-unknown-status-field',
+      () => writer.applyStatus(memcachedKind, memcached, { nodes: [], nodez: ['a'] }),
+    ],
+  ];
+  for (const [name, write] of writes) {
+    print({ t: 'step', step: name, ...(await write().then(() => ({ ok: true }), refusal)) });
+  }
   await step('create-invalid', { method: 'POST', path: collection, body: body('Not_Valid', {}) });
   await step('list', { method: 'GET', path: collection, query: { limit: 1 } }, (b) =>
     (b as unknown as { items: ConfigMap[] }).items.map((i) => i.metadata.name),
