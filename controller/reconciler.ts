@@ -157,12 +157,12 @@ export class Reconciler {
     const outcomes = await Promise.all(
       desired.map((intent) => this.applyChild(key, intent, desired, resource, created, log)),
     );
-    const refused = outcomes.find((o) => o.terminating);
-    if (refused && namespace !== undefined) {
+    const refused = outcomes.filter((o) => o.terminating);
+    if (refused.length > 0 && namespace !== undefined) {
       this.terminating.set(namespace, this.now().getTime() + TERMINATING_MS);
       log.info('namespace is being deleted: no writes to its resources', {
         retryInMs: TERMINATING_MS,
-        error: refused.message,
+        error: refused.map((o) => o.message).join('; '),
       });
       return { requeueAfterMs: TERMINATING_MS };
     }

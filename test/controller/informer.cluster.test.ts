@@ -81,6 +81,7 @@ describe('the kube client', () => {
       expect(steps[step].message).toContain(message);
     }
     expect(steps['writer-apply-resource']).toMatchObject({ ok: true });
+    expect(steps['delete-resource']).toMatchObject({ ok: true });
     expect(steps['create-invalid']).toMatchObject({ ok: false, status: 422, reason: 'Invalid' });
     expect(steps.list).toMatchObject({ ok: true });
     expect(steps['watch-until-server-closes']).toMatchObject({ ok: true, value: ['ADDED:x'] });
@@ -100,6 +101,7 @@ describe('the kube client', () => {
       'patch:500',
       'patch:201',
       'patch:500',
+      'delete:200',
       'create:422',
       'list:200',
       'watch:200',

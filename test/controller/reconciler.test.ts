@@ -14,7 +14,10 @@ import {
   type Kind,
   type KubeObject,
 } from '../../constructs';
+import { EventRecorder } from '../../controller/events';
 import { ApiError } from '../../controller/kube/errors';
+import { Reconciler } from '../../controller/reconciler';
+import { recordingLogger } from '../support/logger';
 import { exporterKind } from '../fixtures/kinds/exporter';
 import { sample } from '../fixtures/resources';
 import { InMemoryCluster, type Write } from '../../testing';
@@ -414,6 +417,24 @@ describe('a namespace being deleted', () => {
     await cluster.reconcile(memcachedKind, NS, 'cache');
     expect(writes()).toEqual([]);
     expect(cluster.events).toEqual([]);
+  });
+
+  it('says every write it refused in its one log line', async () => {
+    cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
+    cluster.terminateNamespace(NS);
+    const { log, lines } = recordingLogger();
+    const writer = cluster.writer();
+    await new Reconciler(cluster, writer, new EventRecorder(writer, log), log).reconcile(
+      memcachedKind,
+      NS,
+      'cache',
+    );
+    const said = lines.filter((l) => l.msg === 'namespace is being deleted: no writes to its resources');
+    expect(said).toHaveLength(1);
+    const error = String(said[0].fields?.error);
+    expect(error.match(/because it is being terminated/g)).toHaveLength(2);
+    expect(error).toContain('apply Deployment cache');
+    expect(error).toContain('apply Service cache');
   });
 
   it('leaves the other namespaces alone', async () => {

@@ -108,6 +108,8 @@ async function main() {
   for (const [name, write] of writes) {
     print({ t: 'step', step: name, ...(await write().then(() => ({ ok: true }), refusal)) });
   }
+  // Gone at once: a controller other tests run cluster-wide must not find it when the namespace goes.
+  await step('delete-resource', { method: 'DELETE', path: resourcePath(memcachedKind, namespace, 'x') });
   await step('create-invalid', { method: 'POST', path: collection, body: body('Not_Valid', {}) });
   await step('list', { method: 'GET', path: collection, query: { limit: 1 } }, (b) =>
     (b as unknown as { items: ConfigMap[] }).items.map((i) => i.metadata.name),
