@@ -50,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'controller': {
       // Loaded on demand: only the controller needs the Kubernetes client.
+      const { capHeapGrowth } = await import('./heap-growth');
+      capHeapGrowth();
       const { controllerCommand } = await import('./controller');
       return controllerCommand(rest);
     }
