@@ -1,11 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { transpileModule } from 'typescript';
 import { HEAP_GROWING_PERCENT, heapGrowthFlag } from '../../cli/heap-growth';
-
-const ROOT = join(__dirname, '../..');
+import { compileApart, type CompiledModule } from '../support/compiled-apart';
 
 describe('heapGrowthFlag', () => {
   it('caps the growth when node was started without the flag', () => {
@@ -26,21 +21,14 @@ describe('capHeapGrowth in a running node', () => {
   // What it rests on: V8 honours the flag when it is set after the process started. Its verbose GC
   // trace prints the factor each full collection sets the next limit with ("Limit: old size: ...
   // new limit: ... (1.2)"). Run in a node of its own, the module compiled apart.
-  let dir: string;
-  let module: string;
+  let module: CompiledModule;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'reconstruct-heap-'));
-    module = join(dir, 'heap-growth.js');
-    const source = readFileSync(join(ROOT, 'cli/heap-growth.ts'), 'utf8');
-    writeFileSync(
-      module,
-      transpileModule(source, { compilerOptions: { module: 1 /* CommonJS */ } }).outputText,
-    );
+    module = compileApart('cli/heap-growth.ts');
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => module.remove());
 
   const limitFactors = (cap: boolean, nodeArgs: string[] = []): string[] => {
-    const script = `${cap ? `require(${JSON.stringify(module)}).capHeapGrowth();` : ''}
+    const script = `${cap ? `require(${JSON.stringify(module.file)}).capHeapGrowth();` : ''}
       const kept = []; for (let i = 0; i < 200000; i++) kept.push({ i }); global.gc(); global.gc();`;
     const res = spawnSync(
       process.execPath,

@@ -1,9 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { transpileModule } from 'typescript';
 import { withoutInlineSourceMap } from '../../cli/inline-source-maps';
+import { compileApart, type CompiledModule } from '../support/compiled-apart';
 
 const ROOT = join(__dirname, '../..');
 const MAP = '//# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozfQ==';
@@ -27,25 +25,18 @@ describe('withoutInlineSourceMap', () => {
 describe('the CLI loading cdk8s-plus-27', () => {
   // The hook as the CLI's first import installs it, compiled apart: jest's own module loader bypasses
   // require hooks, so this runs in a node of its own.
-  let dir: string;
-  let hook: string;
+  let hook: CompiledModule;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'reconstruct-maps-'));
-    hook = join(dir, 'hook.js');
-    const source = readFileSync(join(ROOT, 'cli/inline-source-maps.ts'), 'utf8');
-    writeFileSync(
-      hook,
-      transpileModule(source, { compilerOptions: { module: 1 /* CommonJS */ } }).outputText,
-    );
+    hook = compileApart('cli/inline-source-maps.ts');
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => hook.remove());
 
   const heapAfterLoading = (withHook: boolean, nodeArgs: string[] = []): number => {
     const script =
       "require('cdk8s-plus-27'); global.gc(); global.gc(); process.stdout.write(String(process.memoryUsage().heapUsed))";
     const res = spawnSync(
       process.execPath,
-      ['--expose-gc', ...nodeArgs, ...(withHook ? ['-r', hook] : []), '-e', script],
+      ['--expose-gc', ...nodeArgs, ...(withHook ? ['-r', hook.file] : []), '-e', script],
       { cwd: ROOT, env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') }, encoding: 'utf8' },
     );
     expect(res.stderr).toBe('');
