@@ -30,7 +30,7 @@ import {
 import type { Writer } from '../controller/writer';
 import { EventRecorder } from '../controller/events';
 import { ApiError } from '../controller/kube/errors';
-import { createLogger } from '../controller/log';
+import { createLogger, type Logger } from '../controller/log';
 import { mergePatched } from '../controller/merge-patch';
 import { objectKey } from '../controller/object-key';
 import { kindKey } from '../constructs/kit/api-kind';
@@ -103,6 +103,8 @@ export class InMemoryCluster implements ClusterView {
    * back, a recheck). Starts at the real time.
    */
   clock = Date.now();
+  /** Where the controller's log lines go: nowhere below errors, unless a test gives a logger of its own. */
+  log: Logger = createLogger({ write: () => {}, level: 'error' });
   private version = 0;
   private uids = 0;
   private readonly terminating = new Set<string>();
@@ -367,7 +369,7 @@ export class InMemoryCluster implements ClusterView {
 
   /** A new reconciler working on this cluster (a controller that just started), its events in `events`. */
   reconciler(): Reconciler {
-    const log = createLogger({ write: () => {}, level: 'error' });
+    const { log } = this;
     const writer = this.writer();
     const events = new EventRecorder(writer, log);
     events.emit = (_obj, type, reason, message) => {

@@ -14,9 +14,7 @@ import {
   type Kind,
   type KubeObject,
 } from '../../constructs';
-import { EventRecorder } from '../../controller/events';
 import { ApiError } from '../../controller/kube/errors';
-import { Reconciler } from '../../controller/reconciler';
 import { recordingLogger } from '../support/logger';
 import { exporterKind } from '../fixtures/kinds/exporter';
 import { sample } from '../fixtures/resources';
@@ -423,12 +421,8 @@ describe('a namespace being deleted', () => {
     cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
     cluster.terminateNamespace(NS);
     const { log, lines } = recordingLogger();
-    const writer = cluster.writer();
-    await new Reconciler(cluster, writer, new EventRecorder(writer, log), log).reconcile(
-      memcachedKind,
-      NS,
-      'cache',
-    );
+    cluster.log = log;
+    await cluster.reconcile(memcachedKind, NS, 'cache');
     const said = lines.filter((l) => l.msg === 'namespace is being deleted: no writes to its resources');
     expect(said).toHaveLength(1);
     const error = String(said[0].fields?.error);

@@ -11,36 +11,19 @@ import {
   type KubeObject,
   type MysqlClusterSpec,
 } from '../../constructs';
-import { EventRecorder } from '../../controller/events';
-import { createLogger } from '../../controller/log';
-import { Reconciler } from '../../controller/reconciler';
 import { PROGRESS_WRITE_DELAY_MS } from '../../controller/status';
 import { AdmissionError, InMemoryCluster, type Write } from '../../testing';
 
 const NS = 'db';
 const SECRET_NAME = 'mysql-root-password';
 let cluster: InMemoryCluster;
-let clock: number;
-let controller: Reconciler;
-
-/** A controller that just started, whose clock the test moves. */
-function start(): Reconciler {
-  const log = createLogger({ write: () => {}, level: 'error' });
-  const writer = cluster.writer();
-  const events = new EventRecorder(writer, log);
-  events.emit = (_obj, type, reason, message) => {
-    cluster.events.push({ type, reason, message });
-  };
-  return new Reconciler(cluster, writer, events, log, () => new Date(clock));
-}
 
 beforeEach(() => {
   cluster = new InMemoryCluster([mysqlClusterKind]);
-  clock = Date.parse('2026-11-24T00:00:00Z');
-  controller = start();
+  cluster.clock = Date.parse('2026-11-24T00:00:00Z');
 });
 
-const reconcile = () => controller.reconcile(mysqlClusterKind, NS, 'mysql');
+const reconcile = () => cluster.reconcile(mysqlClusterKind, NS, 'mysql');
 const writes = () => cluster.takeWrites().map((w: Write) => `${w.verb} ${w.kind}/${w.name}`);
 const password = () =>
   (cluster.any(SECRET, NS, SECRET_NAME)?.stringData as { password?: string } | undefined)?.password;
@@ -110,7 +93,7 @@ describe('the generated root password Secret', () => {
     const recorded = status().createdChildren;
     // The watch has not brought our status write back yet: the reconcile a child's event brings sees none.
     cluster.patch(mysqlClusterKind, NS, 'mysql', { status: { createdChildren: null } });
-    clock += 600_000; // and it is time to check that the Secret is still there
+    cluster.clock += 600_000; // and it is time to check that the Secret is still there
     await reconcile();
     expect(ready()?.reason).not.toBe('ErrResourceExists');
     expect(status().createdChildren).toEqual(recorded);
@@ -122,7 +105,7 @@ describe('the generated root password Secret', () => {
     const first = password();
     cluster.setSpec(mysqlClusterKind, NS, 'mysql', { members: 5 });
     await reconcile();
-    controller = start();
+    cluster.restart();
     await reconcile();
     expect(password()).toBe(first);
     // The restarted controller learned it still exists by a creation the API server refused.
@@ -138,7 +121,7 @@ describe('the generated root password Secret', () => {
     writes();
     await reconcile();
     expect(writes()).toEqual([]); // within ten minutes of the last check, not looked for
-    clock += 600_000;
+    cluster.clock += 600_000;
     await reconcile();
     expect(writes()).toEqual(['create Secret/mysql-root-password', 'status Cluster/mysql']);
     expect(password()).toMatch(/^[A-Za-z0-9]{16}$/);
@@ -156,12 +139,12 @@ describe('the generated root password Secret', () => {
     members(3, 3);
     // Ready: nothing else would bring it back before the next resync.
     expect(await reconcile()).toEqual({ requeueAfterMs: 600_000 });
-    clock += 240_000;
+    cluster.clock += 240_000;
     writes();
     // A reconcile in between (a StatefulSet event) does not look for it: its check stays due at 600 s.
     expect(await reconcile()).toEqual({ requeueAfterMs: 360_000 });
     expect(writes()).toEqual([]);
-    clock += 360_000;
+    cluster.clock += 360_000;
     expect(await reconcile()).toEqual({ requeueAfterMs: 600_000 });
     expect(writes()).toEqual(['create Secret/mysql-root-password']); // refused: it is still there
   });
@@ -256,7 +239,7 @@ describe('Ready', () => {
     // Progress only (still Creating): held back a second, to go out with the next steps in one write.
     expect(await reconcile()).toEqual({ requeueAfterMs: PROGRESS_WRITE_DELAY_MS });
     expect(ready()?.message).toMatch(/^0 of 3 members ready/);
-    clock += PROGRESS_WRITE_DELAY_MS;
+    cluster.clock += PROGRESS_WRITE_DELAY_MS;
     await reconcile();
     expect(ready()).toMatchObject({
       reason: 'Creating',
@@ -307,7 +290,7 @@ describe('Ready', () => {
     expect(statefulSet().spec.template.spec.containers[0].image).toBe('mysql/mysql-server:8.0.13');
     members(3, 3, 1);
     await reconcile();
-    clock += PROGRESS_WRITE_DELAY_MS; // the progress write held back
+    cluster.clock += PROGRESS_WRITE_DELAY_MS; // the progress write held back
     await reconcile();
     expect(ready()).toMatchObject({
       status: 'False',
