@@ -11,7 +11,7 @@
  * - wait for: created or updated only once the named siblings are ready.
  */
 import { randomInt } from 'node:crypto';
-import { ApiObject } from 'cdk8s';
+import { ApiObject, JsonPatch } from 'cdk8s';
 import type { IConstruct } from 'constructs';
 import { isWriteOnly, type ApiKind } from './api-kind';
 import type { Manifest } from './resource';
@@ -181,6 +181,25 @@ export function childPolicy(child: IConstruct, policy: ChildPolicy): void {
     throw new Error(`childPolicy(${obj.kind} ${obj.name}): ${(err as Error).message}`);
   }
   for (const [key, value] of Object.entries(annotations)) obj.metadata.addAnnotation(key, value);
+  if (policy.ignoreFields?.includes('/spec/replicas')) keepReplicasForCreation(child);
+}
+
+/**
+ * A cdk8s-plus workload whose `spec.replicas` another actor owns (an autoscaler) keeps the replicas its
+ * construct gave it in the rendered object, for the controller's creation, while cdk8s-plus sees none:
+ * it refuses an autoscaler's target with fixed replicas, and leaves them out of a target's output.
+ */
+function keepReplicasForCreation(child: IConstruct): void {
+  const workload = child as { replicas?: unknown };
+  if (!('replicas' in child) || typeof workload.replicas !== 'number') return;
+  const replicas = workload.replicas;
+  Object.defineProperty(child, 'replicas', {
+    value: undefined,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  ApiObject.of(child).addJsonPatch(JsonPatch.add('/spec/replicas', replicas));
 }
 
 const list = (value: string | undefined) =>

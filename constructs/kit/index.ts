@@ -53,5 +53,5 @@ export * from './registry';
 export * from './resource';
 export * from './schema';
 export * from './synthesize';
-export * from './workload';
+export { withoutAddressLabel } from './workload';
 export * from './quantity';
