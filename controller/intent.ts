@@ -15,7 +15,7 @@ import {
   type Readiness,
 } from '../constructs/kit';
 import { onlyFields, policyOf, withoutFields, type ParsedChildPolicy } from '../constructs/kit/child-policy';
-import { withAppliedHash } from './converge';
+import { applyNeeded, withAppliedHash } from './converge';
 
 /**
  * Whether `obj` belongs to the resource of `uid`: through its controller ownerReference, or, for a
@@ -81,7 +81,9 @@ export interface ChildOutcome {
 
 /**
  * The first sibling the child waits for (its policy's `waitFor`) that is not ready, with why; undefined
- * when it may go ahead.
+ * when it may go ahead. A sibling is ready once the object in the cluster is the one this reconcile wants
+ * (applied, and seen back: a Job of the new version, not the old one that completed) and is ready by its
+ * kind's rules. A create-only sibling is never updated, so its existence is what counts.
  */
 export function waitingFor(
   intent: Intent,
@@ -93,7 +95,15 @@ export function waitingFor(
     const sibling = all.find((i) => i.child.kind === kind && i.child.metadata.name === name);
     if (!sibling) continue; // synthesize refuses a wait for a child it did not render
     const ns = sibling.type.namespaced ? (sibling.child.metadata.namespace ?? namespace) : undefined;
-    const readiness = childReadiness(sibling.child, view.get(sibling.type, ns, name));
+    const live = view.get(sibling.type, ns, name);
+    if (live && !sibling.policy.createOnly && applyNeeded(sibling.applied, live) !== undefined) {
+      return {
+        ready: false,
+        reason: 'Progressing',
+        message: `${kind} ${name}: not yet updated to the current spec`,
+      };
+    }
+    const readiness = childReadiness(sibling.child, live);
     if (!readiness.ready) return readiness;
   }
   return undefined;

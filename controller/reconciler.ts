@@ -30,11 +30,12 @@ import { applyNeeded } from './converge';
 import { DriftRepair } from './drift';
 import { intentOf, ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import type { EventRecorder } from './events';
-import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/errors';
+import { ApiError, immutableFields, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/errors';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
 import { prune } from './prune';
 import { NotReadyRecheck } from './recheck';
+import { replaceImmutable } from './replace';
 import { ProgressHold, nextStatus } from './status';
 import { createdChildrenOf, sameRecords, WriteOnlyChildren, type CreatedChild } from './write-only';
 
@@ -220,10 +221,16 @@ export class Reconciler {
     ) {
       return { requeueAfterMs: this.recheck.afterMs(key, resource) };
     }
-    const context = { resource, children: desired.map((d) => d.child), view: this.view };
+    const context = {
+      resource,
+      children: desired.map((d) => d.child),
+      view: this.view,
+      ...(waiting.length > 0
+        ? { waiting: { ready: false, reason: 'Waiting', message: waiting.join('; ') } }
+        : {}),
+    };
     const fields = { ...definition.status(context), ...records };
     let readiness: Readiness = definition.ready(context);
-    if (waiting.length > 0) readiness = { ready: false, reason: 'Waiting', message: waiting.join('; ') };
     if (conflicts.length > 0) {
       const message =
         `${conflicts.sort().join(', ')} already exists and is not managed by ${definition.kind}` +
@@ -415,6 +422,8 @@ export class Reconciler {
         if (applied.repaired) why = `repaired drift in ${applied.repaired.join(', ')}`;
       }
     } catch (err) {
+      const immutable = live ? immutableFields(err) : [];
+      if (live && immutable.length > 0) return replaceImmutable(this.writer, intent, live, immutable, log);
       return failed(`apply ${label}`, err);
     }
     if (!live) {

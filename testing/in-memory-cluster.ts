@@ -86,6 +86,45 @@ export class AdmissionError extends Error {
   }
 }
 
+/**
+ * Fields the API server refuses to change once an object has them (its validation, by kind): the ones a
+ * construct's change is likely to touch. A refusal is the 422 the API server sends, with its causes.
+ */
+const IMMUTABLE: Readonly<Record<string, readonly string[]>> = {
+  Job: ['spec.selector', 'spec.template', 'spec.completions'],
+  Deployment: ['spec.selector'],
+  ReplicaSet: ['spec.selector'],
+  DaemonSet: ['spec.selector'],
+  StatefulSet: ['spec.selector', 'spec.serviceName', 'spec.volumeClaimTemplates', 'spec.podManagementPolicy'],
+  Service: ['spec.clusterIP'],
+};
+
+function immutableRefusal(before: KubeObject, after: KubeObject): ApiError | undefined {
+  if (before.metadata.resourceVersion === undefined || before.metadata.resourceVersion === '')
+    return undefined;
+  const valueAt = (obj: KubeObject, field: string) =>
+    field
+      .split('.')
+      .reduce<unknown>(
+        (v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
+        obj,
+      );
+  const causes = (IMMUTABLE[after.kind ?? ''] ?? [])
+    .filter((field) => valueAt(before, field) !== undefined)
+    .filter((field) => JSON.stringify(valueAt(before, field)) !== JSON.stringify(valueAt(after, field)))
+    .map((field) => ({
+      reason: 'FieldValueInvalid',
+      field,
+      message: 'Invalid value: ...: field is immutable',
+    }));
+  if (causes.length === 0) return undefined;
+  const message = `${after.kind} "${after.metadata.name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`;
+  return new ApiError(422, message, {
+    reason: 'Invalid',
+    body: { kind: 'Status', status: 'Failure', reason: 'Invalid', message, details: { causes } },
+  });
+}
+
 /** The resource as the API server would store it (pruned, defaulted), or AdmissionError. */
 function admit(kind: Kind, resource: Json, old?: KubeObject): { spec: unknown } {
   const { object, errors } = validateResource(kind.crd, resource, old ? { old } : {});
@@ -284,8 +323,16 @@ export class InMemoryCluster implements ClusterView {
           s = { others: {}, applied: new Map(), uid: `uid-${++this.uids}`, resourceVersion: '' };
           this.stored.set(k, s);
         }
-        const before = JSON.stringify(this.object(s).spec);
+        const previous = this.object(s);
+        const before = JSON.stringify(previous.spec);
+        const earlier = s.applied.get(manager);
         s.applied.set(manager, structuredClone(body));
+        const refusal = immutableRefusal(previous, this.object(s));
+        if (refusal) {
+          if (earlier) s.applied.set(manager, earlier);
+          else s.applied.delete(manager);
+          return Promise.reject(refusal);
+        }
         // The API server counts spec changes in metadata.generation (status controllers observe it).
         if (JSON.stringify(this.object(s).spec) !== before) {
           const others = s.others as { metadata?: { generation?: number } };

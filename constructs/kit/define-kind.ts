@@ -49,6 +49,12 @@ export interface StatusContext<Spec = unknown> {
   readonly children: readonly Manifest[];
   /** The controller's caches: the children as they are, and the kind's extra watches. */
   readonly view: ClusterView;
+  /**
+   * In the controller, when children wait for siblings (the `waitFor` child policy): what they wait for,
+   * reason `Waiting` (`Deployment web waits for Job web-migrate: not complete (1 active, 0 succeeded)`).
+   * It stands in for the children's rollup that `ready` is given.
+   */
+  readonly waiting?: Readiness;
 }
 
 /**
@@ -110,8 +116,10 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   /**
    * A Ready rule of the kind's own, naming what blocks it. `children` is the rollup of the children's
    * readiness by the rules of each kind (kstatus: a Deployment's replicas available, a Job complete, a PVC
-   * bound, ...): the first one not ready. The rule may say more, or say why in the kind's own words
-   * (MySQL's `Upgrading`), but not make the resource Ready while a child is not: then the rollup stands.
+   * bound, ...): the first one not ready; while children wait for siblings (`waitFor`), it is the wait
+   * chain instead (reason `Waiting`, also in `context.waiting`). The rule may say more, or say why in the
+   * kind's own words (MySQL's `Upgrading`, `Migrating`), but not make the resource Ready while a child is
+   * not: then the rollup stands.
    * @default - the children's rollup: Ready when every child is
    */
   ready?(context: StatusContext<Stored>, children: Readiness): Readiness;
@@ -374,7 +382,8 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     status: (context) => (options.status ? options.status(context) : ({} as Status)),
     ready(context) {
       const namespace = context.resource.metadata.namespace;
-      const children = childrenReadiness(context.children, context.view, options.children, namespace);
+      const children =
+        context.waiting ?? childrenReadiness(context.children, context.view, options.children, namespace);
       if (!options.ready) return children;
       const own = options.ready(context, children);
       return own.ready && !children.ready ? children : own;

@@ -16,10 +16,11 @@ import type { Kind } from '../../constructs/kit';
 import { installManifests } from '../../controller/install';
 import type { PolicyRule } from '../../controller/permissions';
 import { policyDemoKind } from '../fixtures/kinds/policy-demo';
+import { cacheClusterKind, webAppKind } from '../fixtures/kinds/web-app';
 import { kubectl } from './kubectl';
 
 /** The kinds the cluster tests run a controller for. */
-export const TESTED_KINDS: readonly Kind[] = [...builtinKinds, policyDemoKind];
+export const TESTED_KINDS: readonly Kind[] = [...builtinKinds, policyDemoKind, webAppKind, cacheClusterKind];
 
 const NAMESPACE = 'reconstruct-tests';
 const NAME = 'controller-under-test';
