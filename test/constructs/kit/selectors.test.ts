@@ -239,6 +239,23 @@ describe('a selector that would take in the pods of other resources', () => {
     );
   });
 
+  it("accepts deployment.exposeViaService(), whose Service selects each resource's own pods", () => {
+    const exposed = kindOf((scope, name) => {
+      new kplus.Deployment(scope, 'd', {
+        metadata: { name },
+        containers: [{ image: 'x', portNumber: 80 }],
+      }).exposeViaService({
+        name,
+      });
+    });
+    const [web, api] = [synthesize(exposed, shop('web')), synthesize(exposed, shop('api'))];
+    const selector = spec(find(web, 'Service')).selector as Labels;
+    expect([
+      matches(selector, podLabelsOf(find(web, 'Deployment'))),
+      matches(selector, podLabelsOf(find(api, 'Deployment'))),
+    ]).toEqual([true, false]);
+  });
+
   it('leaves a selector of pods the resource does not make alone (a Service in front of another app)', () => {
     const front = kindOf((scope, name) => {
       new ApiObject(scope, 's', {
