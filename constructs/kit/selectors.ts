@@ -120,12 +120,24 @@ export function selectorMatches(selector: Selector, labels: Labels): boolean {
   return true;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const SEPARATORS = '-_.';
+
+/** Whether `value` holds `name` as a whole word: all of it, or between separators (`-`, `_`, `.`). */
+function holdsName(value: string, name: string): boolean {
+  for (let at = value.indexOf(name); at >= 0; at = value.indexOf(name, at + 1)) {
+    const end = at + name.length;
+    if (
+      (at === 0 || SEPARATORS.includes(value[at - 1])) &&
+      (end === value.length || SEPARATORS.includes(value[end]))
+    )
+      return true;
+  }
+  return false;
+}
 
 /** Whether some term of `selector` only matches values that belong to the resource named `name`. */
 function isTiedTo(selector: Selector, name: string): boolean {
-  const own = new RegExp(`(^|[-_.])${escape(name)}($|[-_.])`);
-  const owned = (key: string, value: string) => key === ADDRESS_LABEL || own.test(value);
+  const owned = (key: string, value: string) => key === ADDRESS_LABEL || holdsName(value, name);
   if (Object.entries(selector.matchLabels ?? {}).some(([key, value]) => owned(key, value))) return true;
   return (selector.matchExpressions ?? []).some(
     (r) => r.operator === 'In' && (r.values ?? []).length > 0 && r.values!.every((v) => owned(r.key, v)),
