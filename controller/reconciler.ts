@@ -28,7 +28,7 @@ import { adopt } from './adopt';
 import { Blockers, type BlockedResource } from './blocked';
 import { applyNeeded } from './converge';
 import { DriftRepair } from './drift';
-import { intentOf, ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
+import { intentOf, notYetCurrent, ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import type { EventRecorder } from './events';
 import { ApiError, immutableFields, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/errors';
 import type { Logger } from './log';
@@ -231,6 +231,8 @@ export class Reconciler {
     };
     const fields = { ...definition.status(context), ...records };
     let readiness: Readiness = definition.ready(context);
+    // Ready for this spec only once the cache shows what this reconcile applied (an update's event lags it).
+    if (readiness.ready) readiness = notYetCurrent(desired, this.view, namespace) ?? readiness;
     if (conflicts.length > 0) {
       const message =
         `${conflicts.sort().join(', ')} already exists and is not managed by ${definition.kind}` +

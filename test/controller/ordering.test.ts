@@ -8,6 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { DEPLOYMENT, JOB, defineKind, type KubeObject } from '../../constructs/kit';
+import { EventRecorder } from '../../controller/events';
+import { Reconciler } from '../../controller/reconciler';
 import { InMemoryCluster, type Write } from '../../testing';
 import { WebApp, webAppKind, type WebAppSpec } from '../fixtures/kinds/web-app';
 
@@ -133,6 +135,42 @@ describe("a kind's own Ready rule", () => {
       reason: 'Migrating',
       message:
         'the database is being migrated (Deployment docs waits for Job docs-migrate: does not exist yet)',
+    });
+  });
+});
+
+describe('Ready right after an update, while the cache still shows the old child', () => {
+  it('is not Ready for the new spec until the cache shows what was applied', async () => {
+    cluster = new InMemoryCluster([webAppKind]);
+    cluster.putResource(webAppKind, 'docs', { image: 'app:v1', replicas: 2 }, NS);
+    await reconcile();
+    available();
+    await reconcile();
+    expect(cluster.ready(webAppKind, NS, 'docs')?.status).toBe('True');
+
+    // The informer's copy of the Deployment is the one before the update until its watch event comes.
+    const before = cluster.any(DEPLOYMENT, NS, 'docs');
+    const lagging = {
+      get: (type: typeof DEPLOYMENT, ns: string | undefined, name: string) =>
+        type === DEPLOYMENT && name === 'docs' ? before : cluster.get(type, ns, name),
+      list: cluster.list.bind(cluster),
+      exists: cluster.exists.bind(cluster),
+    };
+    const writer = cluster.writer();
+    const reconciler = new Reconciler(
+      lagging,
+      writer,
+      new EventRecorder(writer, cluster.log),
+      cluster.log,
+      () => new Date(cluster.clock),
+    );
+    cluster.setSpec(webAppKind, NS, 'docs', { image: 'app:v2', replicas: 2 });
+    await reconciler.reconcile(webAppKind, NS, 'docs');
+    expect(writes(cluster.takeWrites())).toContain('apply Deployment/docs');
+    expect(cluster.ready(webAppKind, NS, 'docs')).toMatchObject({
+      status: 'False',
+      reason: 'Progressing',
+      message: 'Deployment docs: not yet updated to the current spec',
     });
   });
 });
