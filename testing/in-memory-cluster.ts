@@ -349,7 +349,7 @@ export class InMemoryCluster implements ClusterView {
       },
       mergePatch: (type: ApiKind, namespace: string | undefined, name: string, patch: Json) => {
         const obj = this.any(type, namespace, name);
-        writes.push({ verb: 'patch', kind: obj?.kind ?? type.plural, name, body: patch });
+        writes.push({ verb: 'patch', kind: obj?.kind ?? type.kind, name, body: patch });
         if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
         // With a resourceVersion, a merge patch fails rather than overwrite a change made since.
         const expected = (patch.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
@@ -369,7 +369,7 @@ export class InMemoryCluster implements ClusterView {
       // Top-level paths only, as the controller's drift repair writes them.
       jsonPatch: (type: ApiKind, namespace: string | undefined, name: string, ops: JsonPatchOp[]) => {
         const obj = this.any(type, namespace, name);
-        writes.push({ verb: 'patch', kind: obj?.kind ?? type.plural, name, body: ops });
+        writes.push({ verb: 'patch', kind: obj?.kind ?? type.kind, name, body: ops });
         if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
         for (const op of ops) {
           const field = op.path.slice(1);
@@ -391,7 +391,7 @@ export class InMemoryCluster implements ClusterView {
       },
       delete: (type: ApiKind, namespace: string | undefined, name: string, uid?: string) => {
         const obj = this.any(type, namespace, name);
-        writes.push({ verb: 'delete', kind: obj?.kind ?? type.plural, name });
+        writes.push({ verb: 'delete', kind: obj?.kind ?? type.kind, name });
         if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
         // The controller deletes with a uid precondition: an object of the same name made since stays.
         if (uid && obj.metadata.uid !== uid) {
@@ -402,6 +402,9 @@ export class InMemoryCluster implements ClusterView {
       },
       applyStatus: (type: ApiKind, resource: Manifest, status: Json) => {
         writes.push({ verb: 'status', kind: resource.kind, name: resource.metadata.name, body: status });
+        if (!this.any(type, resource.metadata.namespace, resource.metadata.name)) {
+          return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
+        }
         this.patch(type, resource.metadata.namespace, resource.metadata.name, { status: null });
         this.patch(type, resource.metadata.namespace, resource.metadata.name, { status });
         return Promise.resolve({});

@@ -7,7 +7,7 @@
 import type { Construct } from 'constructs';
 import { isWriteOnly, type ApiKind } from './api-kind';
 import { childrenReadiness } from './child-readiness';
-import type { ClusterView, ExtraWatch, Readiness, SyncPatch } from './cluster-view';
+import type { ClusterView, ExtraWatch, Readiness, SyncStep } from './cluster-view';
 import { withDefaults } from './defaults';
 import { MAX_NAME_LENGTH, type CustomResource, type Manifest, type ResourceProps } from './resource';
 import {
@@ -52,15 +52,33 @@ export interface StatusContext<Spec = unknown> {
 }
 
 /**
- * Work on objects that are not children (NodePool's labels and taints on nodes): patches computed from the
- * world on every reconcile, and undone before the resource may go. The finalizer holds the resource until
- * `plan` with `deleting` returns nothing left to undo.
+ * Work on objects that are not children (NodePool's labels and taints on nodes), and what must happen
+ * before the resource may go: a plan computed from the world as the caches show it, on every reconcile.
+ * The controller adds `finalizer` to every resource of the kind before anything else.
+ *
+ * While the resource lives (`deleting` false), the controller makes the plan's patches; a wait in the plan
+ * makes the resource `Ready=False` with the wait's reason and message.
+ *
+ * Once it is being deleted (`deleting` true), the plan says what is left to undo, and the finalizer holds
+ * the resource until the plan is empty. A reconcile makes the plan's patches, and when the plan has any
+ * step (a patch just made, whose effect the next plan sees, or a wait), it keeps the finalizer, writes
+ * `Ready=False` with the first wait's reason and the waits' messages (reason `Finalizing`, naming the
+ * objects, when it only patched), emits a Warning event with them each time the message changes, and
+ * looks again when the objects' watch events come or after a backoff (5 s, doubling to 2 minutes; again
+ * from 5 s when the message changes). A reconcile whose plan is empty releases the finalizer, and the
+ * resource goes. So a wait is how a kind holds its deletion (`{ reason: 'PodsRunning', message: '2 pods
+ * still run in namespace team-a: web-1, web-2' }`), and it must end by itself once the world moves:
+ * return it only while what it waits for is there. A plan that throws holds the resource too, as a
+ * failed reconcile (an error in the log, a backoff): that is for failures, not for waiting.
  */
 export interface KindSync<Spec = unknown> {
   /** A qualified name, e.g. `nodes.example.com/cleanup`. */
   readonly finalizer: string;
-  /** The patches that bring the cluster to what the resource wants, or undo them when `deleting`. */
-  plan(resource: CustomResource<Spec>, view: ClusterView, deleting: boolean): SyncPatch[];
+  /**
+   * The patches that bring the cluster to what the resource wants, or undo them when `deleting`, and what
+   * it waits for; empty when there is nothing to do.
+   */
+  plan(resource: CustomResource<Spec>, view: ClusterView, deleting: boolean): readonly SyncStep[];
 }
 
 /**
