@@ -22,6 +22,7 @@ import type { EventRecorder } from './events';
 import { isConflict, isNotFound } from './kube/errors';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
+import { kindMay } from './permissions';
 import { nextStatus, statusFields } from './status';
 import type { Writer } from './writer';
 
@@ -70,7 +71,7 @@ export class Finalizer {
         return {}; // Someone else's finalizers, or none: nothing of ours holds it.
       }
       const steps = sync.plan(resource, this.view, true);
-      await this.make(steps, true, log);
+      await this.make(definition, steps, true, log);
       return steps.length === 0
         ? this.release(definition, resource, sync, log)
         : this.hold(definition, resource, steps, log);
@@ -91,7 +92,7 @@ export class Finalizer {
   async sync(definition: Kind, resource: CustomResource, log: Logger): Promise<SyncWait[]> {
     if (!definition.sync) return [];
     const steps = definition.sync.plan(resource, this.view, false);
-    await this.make(steps, false, log);
+    await this.make(definition, steps, false, log);
     return steps.filter(isSyncWait);
   }
 
@@ -100,10 +101,21 @@ export class Finalizer {
     this.held.delete(key);
   }
 
-  private async make(steps: readonly SyncStep[], deleting: boolean, log: Logger): Promise<void> {
+  private async make(
+    definition: Kind,
+    steps: readonly SyncStep[],
+    deleting: boolean,
+    log: Logger,
+  ): Promise<void> {
     for (const step of steps) {
       if (isSyncWait(step)) continue;
       const { type, obj, patch } = step;
+      if (!kindMay(definition, type, 'patch', obj.metadata.name)) {
+        throw new Error(
+          `${definition.kind}'s sync patches ${label(step)}, which its rules do not allow: ` +
+            `declare it in permissions ({ type: <${type.kind}>, verbs: ['patch'] })`,
+        );
+      }
       await this.writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, patch);
       log.info(deleting ? 'undid sync' : 'synced', { object: label(step).replace(' ', '/') });
     }

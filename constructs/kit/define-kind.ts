@@ -2,13 +2,15 @@
  * `defineKind`: everything about one custom-resource kind in one definition — its CRD schema, the
  * construct that synthesizes a resource's children, its status and what Ready means, what else it
  * watches, and its work on other objects (with a finalizer). The renderer, the controller, the install
- * manifests and the tests take a list of such kinds and name none.
+ * manifests and the tests take a list of such kinds and name none. Over 400 lines: the options' JSDoc is
+ * the kind author's reference, and the checks sit beside what they check.
  */
 import type { Construct } from 'constructs';
-import { isWriteOnly, type ApiKind } from './api-kind';
+import { isApiKind, isWriteOnly, type ApiKind } from './api-kind';
 import { childrenReadiness } from './child-readiness';
 import type { ClusterView, ExtraWatch, Readiness, SyncStep } from './cluster-view';
 import { withDefaults } from './defaults';
+import { permissionProblems, type KindPermission } from './permission';
 import { MAX_NAME_LENGTH, type CustomResource, type Manifest, type ResourceProps } from './resource';
 import {
   ageColumn,
@@ -137,6 +139,12 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   readonly watches?: readonly ExtraWatch[];
   /** Work on objects that are not children, undone before deletion (see KindSync). */
   readonly sync?: KindSync<Stored>;
+  /**
+   * What the kind's work needs beyond the derived rules: a sync's patches on what it watches (`{ type:
+   * NODE, verbs: ['patch'] }`), `bind` on a ClusterRole a child RoleBinding names (see KindPermission).
+   * @default - none: the resources, their status and finalizers, the children, and list and watch of the watches
+   */
+  readonly permissions?: readonly KindPermission[];
 }
 
 /** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
@@ -153,6 +161,8 @@ export interface Kind<Spec = unknown, Status extends object = object, Stored = S
   readonly children: readonly ApiKind[];
   readonly watches: readonly ExtraWatch[];
   readonly sync?: KindSync<Stored>;
+  /** What the kind's work needs beyond the derived rules (see KindOptions.permissions). */
+  readonly permissions: readonly KindPermission[];
   /** Adds the construct of `resource` to `scope`. Throws SpecError for a spec it cannot synthesize. */
   build(scope: Construct, resource: CustomResource<Spec>): Construct;
   /** `spec` with the schema's defaults filled in, as the API server would store it. */
@@ -175,19 +185,6 @@ const QUALIFIED_NAME =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-function isApiKind(value: unknown): value is ApiKind {
-  const k = value as Partial<ApiKind> | undefined;
-  return (
-    typeof k?.apiVersion === 'string' &&
-    k.apiVersion !== '' &&
-    typeof k.kind === 'string' &&
-    k.kind !== '' &&
-    typeof k.plural === 'string' &&
-    k.plural !== '' &&
-    typeof k.namespaced === 'boolean'
-  );
-}
 
 /** Every problem of a definition, so one error names all of them. */
 function problemsOf(o: KindOptions<unknown, object>): string[] {
@@ -274,6 +271,13 @@ function problemsOf(o: KindOptions<unknown, object>): string[] {
     );
     need(typeof o.sync.plan === 'function', 'sync.plan is missing');
   }
+  const isList = (v: unknown): v is readonly unknown[] => Array.isArray(v);
+  if (o.permissions !== undefined && !isList(o.permissions)) {
+    problems.push('permissions must be a list of { type, verbs, resourceNames?, subresource? }');
+  }
+  (isList(o.permissions) ? o.permissions : []).forEach((p, i) =>
+    problems.push(...permissionProblems(p, `permissions[${i}]`)),
+  );
   for (const hook of ['status', 'ready'] as const) {
     need(o[hook] === undefined || typeof o[hook] === 'function', `${hook} must be a function`);
   }
@@ -382,6 +386,7 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     children: options.children,
     watches: options.watches ?? [],
     ...(options.sync ? { sync: options.sync } : {}),
+    permissions: options.permissions ?? [],
     build(scope, resource) {
       return new Ctor(scope, options.kind.toLowerCase(), {
         name: resource.metadata.name,

@@ -5,11 +5,22 @@
  * garbage-collected), and a resource gone before a reconcile from a stale cache got to it. The exact
  * writes and events of each.
  */
-import { NAMESPACE, NODE, POD, ROLE_BINDING, nodePoolKind, type KubeObject } from '../../constructs';
+import {
+  CONFIG_MAP,
+  NAMESPACE,
+  NODE,
+  POD,
+  ROLE_BINDING,
+  defineKind,
+  nodePoolKind,
+  type KindPermission,
+  type KubeObject,
+} from '../../constructs';
 import { HELD_RECHECK_MAX_MS, HELD_RECHECK_MS } from '../../controller/finalize';
 import { InMemoryCluster, type Write } from '../../testing';
 import { sample } from '../fixtures/resources';
 import { TENANT_FINALIZER, tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
+import { Greeting, greetingSchema, type GreetingSpec } from '../fixtures/kinds/greeting';
 import { recordingLogger, type LoggedLine } from '../support/logger';
 
 const TENANT = 'team-a';
@@ -191,5 +202,52 @@ describe('a deletion held by its own undo (NodePool)', () => {
     expect(await cluster.reconcile(nodePoolKind, undefined, 'master')).toEqual({});
     expect(writes()).toEqual(['patch NodePool/master']);
     expect(pool()).toBeUndefined();
+  });
+});
+
+describe('a sync that patches what its kind did not declare', () => {
+  const labeller = (permissions: KindPermission[]) =>
+    defineKind<GreetingSpec>({
+      apiVersion: 'labels.example.com/v1',
+      kind: 'Labeller',
+      plural: 'labellers',
+      schema: greetingSchema,
+      construct: Greeting,
+      children: [CONFIG_MAP],
+      watches: [{ type: NODE, owners: () => [] }],
+      permissions,
+      sync: {
+        finalizer: 'labels.example.com/labels',
+        plan: (_resource, view) =>
+          view.list(NODE).map((n) => ({ type: NODE, obj: n, patch: { metadata: { labels: { x: 'y' } } } })),
+      },
+    });
+
+  it('fails the reconcile naming the permission to declare, before any request', async () => {
+    const kind = labeller([]);
+    const local = new InMemoryCluster([kind]);
+    local.put(NODE, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+    local.putResource(kind, 'l', {}, 'ns');
+    local.patch(kind, 'ns', 'l', { metadata: { finalizers: ['labels.example.com/labels'] } });
+    local.takeWrites();
+    await expect(local.reconcile(kind, 'ns', 'l')).rejects.toThrow(
+      "Labeller's sync patches Node n1, which its rules do not allow: declare it in permissions ({ type: <Node>, verbs: ['patch'] })",
+    );
+    expect(local.takeWrites().filter((w) => w.kind === 'Node')).toEqual([]);
+  });
+
+  it('patches once the kind declares it, also for only the named objects', async () => {
+    for (const permissions of [
+      [{ type: NODE, verbs: ['patch'] }],
+      [{ type: NODE, verbs: ['patch'], resourceNames: ['n1'] }],
+    ]) {
+      const kind = labeller(permissions);
+      const local = new InMemoryCluster([kind]);
+      local.put(NODE, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+      local.putResource(kind, 'l', {}, 'ns');
+      local.patch(kind, 'ns', 'l', { metadata: { finalizers: ['labels.example.com/labels'] } });
+      await local.reconcile(kind, 'ns', 'l');
+      expect(local.any(NODE, undefined, 'n1')?.metadata.labels).toEqual({ x: 'y' });
+    }
   });
 });
