@@ -251,3 +251,38 @@ describe('a sync that patches what its kind did not declare', () => {
     }
   });
 });
+
+describe('a sync that waits while the resource lives', () => {
+  const gated = defineKind<GreetingSpec>({
+    apiVersion: 'gates.example.com/v1',
+    kind: 'Gated',
+    plural: 'gateds',
+    schema: greetingSchema,
+    construct: Greeting,
+    children: [CONFIG_MAP],
+    watches: [{ type: NODE, owners: () => [] }],
+    sync: {
+      finalizer: 'gates.example.com/gate',
+      plan: (_resource, view) =>
+        view.list(NODE).length > 0 ? [] : [{ reason: 'NoNodes', message: 'waits for a node to join' }],
+    },
+  });
+
+  it('is not Ready, in the kind’s words, until the wait ends; no Warning event for it', async () => {
+    const local = new InMemoryCluster([gated]);
+    local.putResource(gated, 'g', {}, 'ns');
+    await local.reconcile(gated, 'ns', 'g'); // the finalizer
+    await local.reconcile(gated, 'ns', 'g'); // the ConfigMap
+    local.patch(CONFIG_MAP, 'ns', 'g-greeting', {});
+    await local.reconcile(gated, 'ns', 'g');
+    expect(local.ready(gated, 'ns', 'g')).toMatchObject({
+      status: 'False',
+      reason: 'NoNodes',
+      message: 'waits for a node to join',
+    });
+    expect(local.events.filter((e) => e.type === 'Warning')).toEqual([]);
+    local.put(NODE, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+    await local.reconcile(gated, 'ns', 'g');
+    expect(local.ready(gated, 'ns', 'g')).toMatchObject({ status: 'True' });
+  });
+});
