@@ -311,10 +311,11 @@ export class InMemoryCluster implements ClusterView {
   /** A writer with the controller's interface, recording each write and applying it here. */
   writer(fieldManager = 'reconstruct'): Writer {
     const writes = this.writes;
-    const writer = {
+    const writer: Writer = {
       fieldManager,
-      read: (type: ApiKind, namespace: string | undefined, name: string) =>
-        Promise.resolve(this.any(type, namespace, name)),
+      // What the API server has: the caller says what type it expects, as of the real writer's GET.
+      read: <T>(type: ApiKind, namespace: string | undefined, name: string) =>
+        Promise.resolve(this.any(type, namespace, name) as T | undefined),
       apply: (type: ApiKind, body: Manifest, manager = fieldManager) => {
         const { namespace, name } = body.metadata;
         writes.push({ verb: 'apply', kind: body.kind, name, fieldManager: manager, body });
@@ -410,7 +411,7 @@ export class InMemoryCluster implements ClusterView {
         return Promise.resolve({});
       },
     };
-    return writer as unknown as Writer;
+    return writer;
   }
 
   private running?: Reconciler;
