@@ -29,8 +29,11 @@ import type { Writer } from './writer';
 /** The first look again at a held deletion, should no watch event come first; it doubles up to the max. */
 export const HELD_RECHECK_MS = 5_000;
 export const HELD_RECHECK_MAX_MS = 120_000;
-/** A release refused because the resource changed since the cache saw it: tried again this soon. */
-export const RELEASE_RETRY_MS = 1_000;
+/**
+ * A release, or an undo's patch, refused because the object changed since the cache saw it: tried again
+ * this soon.
+ */
+export const CONFLICT_RETRY_MS = 1_000;
 /** The Ready reason of a deletion held only by patches just made (their effect not seen yet). */
 export const FINALIZING = 'Finalizing';
 
@@ -71,7 +74,15 @@ export class Finalizer {
         return {}; // Someone else's finalizers, or none: nothing of ours holds it.
       }
       const steps = sync.plan(resource, this.view, true);
-      await this.make(definition, steps, true, log);
+      try {
+        await this.make(definition, steps, true, log);
+      } catch (err) {
+        // An object changed since the cache saw it (the events of the last undo not all in yet): its
+        // event brings the resource back with the fresh object; the retry is the safety net.
+        if (!isConflict(err)) throw err;
+        log.info('an object changed since the cache saw it: undoing again shortly', { error: String(err) });
+        return { requeueAfterMs: CONFLICT_RETRY_MS };
+      }
       return steps.length === 0
         ? this.release(definition, resource, sync, log)
         : this.hold(definition, resource, steps, log);
@@ -142,7 +153,7 @@ export class Finalizer {
       // nothing (a status change does not), so the reconcile asks to come back.
       if (isConflict(err)) {
         log.info('the resource changed since the cache saw it: releasing the finalizer again shortly');
-        return { requeueAfterMs: RELEASE_RETRY_MS };
+        return { requeueAfterMs: CONFLICT_RETRY_MS };
       }
       throw err;
     }

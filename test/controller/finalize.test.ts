@@ -16,7 +16,7 @@ import {
   type KindPermission,
   type KubeObject,
 } from '../../constructs';
-import { HELD_RECHECK_MAX_MS, HELD_RECHECK_MS } from '../../controller/finalize';
+import { CONFLICT_RETRY_MS, HELD_RECHECK_MAX_MS, HELD_RECHECK_MS } from '../../controller/finalize';
 import { InMemoryCluster, type Write } from '../../testing';
 import { sample } from '../fixtures/resources';
 import { TENANT_FINALIZER, tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
@@ -202,6 +202,29 @@ describe('a deletion held by its own undo (NodePool)', () => {
     expect(await cluster.reconcile(nodePoolKind, undefined, 'master')).toEqual({});
     expect(writes()).toEqual(['patch NodePool/master']);
     expect(pool()).toBeUndefined();
+  });
+
+  it('tries an undo again shortly, without an error, when the cache had not seen a node’s last change', async () => {
+    const { spec } = sample(nodePoolKind);
+    cluster.put(NODE, node('n1', { 'node-role.kubernetes.io/master': '' }));
+    cluster.putResource(nodePoolKind, 'master', spec);
+    await cluster.reconcile(nodePoolKind, undefined, 'master');
+    await cluster.reconcile(nodePoolKind, undefined, 'master');
+    cluster.remove(nodePoolKind, undefined, 'master');
+    // The cache shows the node as it was before someone's change.
+    const stale = cluster.any(NODE, undefined, 'n1')!;
+    cluster.patch(NODE, undefined, 'n1', { metadata: { labels: { other: 'tool' } } });
+    const get = cluster.get.bind(cluster);
+    const list = cluster.list.bind(cluster);
+    cluster.get = (type, ns, name) => (type === NODE ? stale : get(type, ns, name));
+    cluster.list = (type, ns, match) => (type === NODE ? [stale] : list(type, ns, match));
+    cluster.takeWrites();
+    expect(await cluster.reconcile(nodePoolKind, undefined, 'master')).toEqual({
+      requeueAfterMs: CONFLICT_RETRY_MS,
+    });
+    expect(writes()).toEqual(['patch Node/n1']); // refused: 409
+    expect(pool()?.metadata.finalizers).toEqual([nodePoolKind.sync?.finalizer]);
+    expect(errors()).toEqual([]);
   });
 });
 
