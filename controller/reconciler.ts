@@ -35,6 +35,7 @@ import type { EventRecorder } from './events';
 import { ApiError, immutableFields, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/errors';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
+import { OrderedDeletion } from './ordered-deletion';
 import { prune } from './prune';
 import { NotReadyRecheck } from './recheck';
 import { replaceImmutable } from './replace';
@@ -79,6 +80,7 @@ export class Reconciler {
   private readonly unseen = new Map<string, Map<string, string>>();
   private readonly writeOnly: WriteOnlyChildren;
   private readonly finalizer: Finalizer;
+  private readonly ordered: OrderedDeletion;
   private readonly drift: DriftRepair;
   private readonly blockers = new Blockers();
   /** See Blockers. */
@@ -100,6 +102,7 @@ export class Reconciler {
   ) {
     this.writeOnly = new WriteOnlyChildren(writer, now);
     this.finalizer = new Finalizer(view, writer, events, now);
+    this.ordered = new OrderedDeletion(view, writer);
     this.drift = new DriftRepair(writer, log);
   }
 
@@ -132,6 +135,14 @@ export class Reconciler {
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
     const { metadata } = resource;
+    // The kind's own finalizer work first (finalize.ts), while the children it may need are still there;
+    // then the children that wait for each other, in reverse order.
+    const syncHolds = !!definition.sync && !!metadata.finalizers?.includes(definition.sync.finalizer);
+    if (metadata.deletionTimestamp && !syncHolds) {
+      const synthesis = () => this.synthesis(definition, key, resource);
+      const ordered = await this.ordered.finalize(definition, resource, synthesis, log);
+      if (ordered) return ordered;
+    }
     const finalized = await this.finalizer.finalize(definition, resource, log);
     if (finalized) return finalized;
     // A namespace being deleted takes its resources and children with it: re-creating children there is
@@ -159,6 +170,8 @@ export class Reconciler {
       });
       return {};
     }
+    // Children that wait for each other are deleted in reverse order: a finalizer while they do.
+    await this.ordered.keep(definition, resource, desired);
 
     const created = this.writeOnly.records(key, resource);
     const outcomes = await Promise.all(
