@@ -10,6 +10,9 @@ const HELP = `Usage: reconstruct COMMAND [options]
 Kubernetes operators written as cdk8s constructs.
 
 Commands:
+  init [DIR]      make a new operator project: one kind, its tests, a Dockerfile (then npm install && npm test)
+  create kind NAME
+                  add a kind to the project in the current folder
   synth PATH...   render custom-resource YAML to plain Kubernetes manifests, offline
   krm             the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
   diff PATH...    what applying resources would change, and what the controller would then change
@@ -59,6 +62,15 @@ async function main(argv: string[]): Promise<number> {
       // Loaded on demand: the type generator is large and only `gen` needs it.
       const { genCommand } = await import('./gen');
       return genCommand(rest);
+    }
+    case 'init': {
+      // Loaded on demand, as gen: the templates write the generated types.
+      const { initCommand } = await import('./init');
+      return initCommand(rest);
+    }
+    case 'create': {
+      const { createCommand } = await import('./init');
+      return createCommand(rest);
     }
     case 'cluster': {
       const { clusterCommand } = await import('./cluster-command');
