@@ -91,14 +91,14 @@ function refuseKindsFlags(values: { kinds?: string[]; 'no-builtin-kinds'?: boole
   }
 }
 
-function report(io: Io, dir: string, files: Map<string, string>, then: string): void {
-  const where = relative(process.cwd(), dir) || '.';
-  io.out.write(`wrote ${files.size} files in ${where}:\n`);
+/** What was written, and what to run next. */
+function report(io: Io, where: string, files: Map<string, string>, then: string): void {
+  io.out.write(`wrote ${files.size} files in ${where || '.'}:\n`);
   for (const path of [...files.keys()].sort()) io.out.write(`  ${path}\n`);
   io.out.write(`next: ${then}\n`);
 }
 
-export async function initCommand(argv: string[], io: Io = STDIO): Promise<number> {
+export async function initCommand(argv: string[], io: Io = STDIO, cwd = process.cwd()): Promise<number> {
   const parsed = parseCommand('init', INIT_HELP, argv, { ...OPTIONS, kind: { type: 'string' } }, io, true);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
@@ -115,7 +115,7 @@ export async function initCommand(argv: string[], io: Io = STDIO): Promise<numbe
     return fail(io, 'init', error, 2);
   }
   const given = positionals[0] ?? '.';
-  const dir = resolve(given);
+  const dir = resolve(cwd, given);
   try {
     if (existsSync(dir)) {
       if (!statSync(dir).isDirectory()) throw new ScaffoldError(`${given} is not a folder`);
@@ -132,8 +132,8 @@ export async function initCommand(argv: string[], io: Io = STDIO): Promise<numbe
   }
   const files = new Map([...projectFiles(packageName(basename(dir)), n), ...(await kindFiles(n))]);
   writeFiles(dir, files);
-  const cd = dir === process.cwd() ? '' : `cd ${relative(process.cwd(), dir)} && `;
-  report(io, dir, files, `${cd}npm install && npm test`);
+  const cd = dir === cwd ? '' : `cd ${relative(cwd, dir)} && `;
+  report(io, relative(cwd, dir), files, `${cd}npm install && npm test`);
   return 0;
 }
 
@@ -169,9 +169,12 @@ export function registerKind(source: string, n: KindNames): string {
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+  // One line as it was, unless it grows too long; one kind a line as it was.
   const oneLine = `[${[...items, variable].join(', ')}]`;
   const listText =
-    oneLine.length <= 80 ? oneLine : `[\n${[...items, variable].map((i) => `  ${i},\n`).join('')}]`;
+    !list[1].includes('\n') && oneLine.length <= 80
+      ? oneLine
+      : `[\n${[...items, variable].map((i) => `  ${i},\n`).join('')}]`;
   const withList =
     source.slice(0, list.index) +
     list[0].replace(/\[[^\]]*\]$/, listText) +
@@ -230,6 +233,6 @@ export async function createCommand(argv: string[], io: Io = STDIO, cwd = proces
     return fail(io, 'create', error, 1);
   }
   writeFiles(cwd, files);
-  report(io, cwd, files, 'npm test (edit the schema, then npm run gen)');
+  report(io, '.', files, 'npm test (edit the schema, then npm run gen)');
   return 0;
 }
