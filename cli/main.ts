@@ -10,9 +10,8 @@ const HELP = `Usage: reconstruct COMMAND [options]
 Kubernetes operators written as cdk8s constructs.
 
 Commands:
-  init [DIR]      make a new operator project: one kind, its tests, a Dockerfile (then npm install && npm test)
-  create kind NAME
-                  add a kind to the project in the current folder
+  init [DIR]      a new operator project: one kind, its tests, a Dockerfile and CI
+  create kind K   add kind K to the project in the current folder
   synth PATH...   render custom-resource YAML to plain Kubernetes manifests, offline
   krm             the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
   diff PATH...    what applying resources would change, and what the controller would then change
@@ -24,7 +23,7 @@ Commands:
   version         print the version
   help            show this help
 
-Every command takes --kinds MODULE to work with kinds defined outside the package.
+The commands that work with kinds take --kinds MODULE for kinds defined outside the package.
 Run 'reconstruct COMMAND --help' for a command's options.
 `;
 
