@@ -27,13 +27,22 @@ export interface KindNames {
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const VERSION = /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/;
-/** What the templates import beside the kind's own names: a kind named so would clash with them. */
-const TEMPLATE_NAMES = new Set(['Chart', 'Construct', 'InMemoryCluster', 'Testing', 'Yaml']);
+/** What the modules that name the kind's class import or declare: a kind named so would clash with them. */
+const TEMPLATE_NAMES = new Set([
+  'Construct',
+  'DEPLOYMENT',
+  'Manifest',
+  'OwnStatus',
+  'ResourceProps',
+  'SERVICE',
+  'Testing',
+]);
 
 /** Folder names of the project's own: src/index.ts, src/kinds.ts, a kind's schema.ts, test/support/. */
 const PROJECT_NAMES = new Set(['index', 'kinds', 'schema', 'support']);
-/** So that the plural and the sample's name (`<folder>-sample`) are short DNS labels. */
-const MAX_KIND_LENGTH = 40;
+/** The longest folder name (the kind in kebab case), so that the plural and the sample's name
+ * (`<folder>-sample`) are DNS labels with room to spare. */
+const MAX_FOLDER_LENGTH = 40;
 
 /** A plural as kubebuilder makes one: `webapps`, `caches`, `policies`. */
 function pluralOf(lower: string): string {
@@ -71,15 +80,20 @@ export function kindNames(kind: string, group: string, version: string): KindNam
       `kind "${kind}": a kind is UpperCamelCase, a letter then letters and digits, e.g. WebApp`,
     );
   }
-  if (kind.length > MAX_KIND_LENGTH) {
-    throw new ScaffoldError(`kind "${kind}": at most ${MAX_KIND_LENGTH} characters`);
-  }
-  if (TEMPLATE_NAMES.has(kind) || kind in globalThis) {
+  const folder = kebabCase(kind);
+  if (folder.length > MAX_FOLDER_LENGTH) {
     throw new ScaffoldError(
-      `kind "${kind}": a class of that name would hide the ${kind} the generated code uses`,
+      `kind "${kind}": too long; at most ${MAX_FOLDER_LENGTH} characters as "${folder}"`,
     );
   }
-  const folder = kebabCase(kind);
+  if (TEMPLATE_NAMES.has(kind)) {
+    throw new ScaffoldError(
+      `kind "${kind}": a class of that name would clash with the ${kind} the generated code imports`,
+    );
+  }
+  if (kind in globalThis) {
+    throw new ScaffoldError(`kind "${kind}": a class of that name would hide JavaScript's global ${kind}`);
+  }
   if (PROJECT_NAMES.has(folder)) {
     throw new ScaffoldError(
       `kind "${kind}": its folder "${folder}" would clash with the project's own files`,

@@ -176,10 +176,14 @@ describe('reconstruct init DIR', () => {
   it.each([
     [['--kind', 'webApp'], 'kind "webApp": a kind is UpperCamelCase'],
     [['--kind', 'Web-App'], 'kind "Web-App": a kind is UpperCamelCase'],
-    [['--kind', 'Map'], 'kind "Map": a class of that name would hide the Map'],
-    [['--kind', 'Testing'], 'kind "Testing": a class of that name would hide'],
+    [['--kind', 'Map'], 'kind "Map": a class of that name would hide JavaScript\'s global Map'],
+    [
+      ['--kind', 'Testing'],
+      'kind "Testing": a class of that name would clash with the Testing the generated code imports',
+    ],
     [['--kind', 'Schema'], 'kind "Schema": its folder "schema" would clash'],
-    [['--kind', `A${'b'.repeat(40)}`], 'at most 40 characters'],
+    [['--kind', `A${'b'.repeat(40)}`], 'too long; at most 40 characters as "abbbb'],
+    [['--kind', 'AbAbAbAbAbAbAbAbAbAbAbAbAbAbAb'], 'too long; at most 40 characters as "ab-ab-ab'],
     [
       ['--group', 'example'],
       '--group "example": an API group is a lower-case DNS name with at least one dot',
