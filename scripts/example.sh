@@ -131,7 +131,8 @@ cluster_tests() {
 
 # A project `reconstruct init` makes: the CLI of the package the example installed from the tarball.
 init_project() {
-  "$PROJECT/node_modules/.bin/reconstruct" init "$INIT_PROJECT" --group shop.example.com
+  cd "$WORK"
+  "$PROJECT/node_modules/.bin/reconstruct" init "$(basename "$INIT_PROJECT")" --group shop.example.com
 }
 
 init_install() {

@@ -364,8 +364,8 @@ here \`${n.group}\` and \`${n.version}\`), and refuses to overwrite a file unles
 ## Offline, and in a cluster
 
 \`\`\`sh
-npx reconstruct synth samples/ ${KINDS} --no-builtin-kinds -o -     # the children of the samples
-npm run synth                                                             # the same, into dist/manifests/
+npx reconstruct synth samples/ ${KINDS} --no-builtin-kinds -o -   # the samples' children
+npm run synth                                                          # the same, into dist/manifests/
 
 npx reconstruct cluster up && export KUBECONFIG=$(npx reconstruct cluster kubeconfig)
 npx reconstruct controller ${KINDS} --no-builtin-kinds &
@@ -382,7 +382,8 @@ without those binaries, \`npm run test:cluster\` fails saying so; \`npm test\` d
 
 \`Dockerfile\` builds the operator: \`npm ci\`, the kinds compiled to \`dist/\` (\`npm run build\`), the
 production dependencies, run as uid 65532 on \`node:20-alpine\` (\`--build-arg NODE_IMAGE=...\` for another
-base). Nothing builds it yet: \`.ci/run\` has no image step, so build and try it once by hand:
+base). No CI has built it yet (there is no container engine in cdk8s-reconstruct's CI, and \`.ci/run\`
+has no image step): build it and try it once by hand:
 
 \`\`\`sh
 docker build -t <registry>/${name}:0.1.0 . && docker push <registry>/${name}:0.1.0
