@@ -158,7 +158,8 @@ const KINDS_LIST = /export const kinds(?:\s*:[^=]+)?\s*=\s*\[([^\]]*)\]/;
 export function registerKind(source: string, n: KindNames): string {
   const variable = `${n.variable}Kind`;
   const importLine = `import { ${variable} } from './${n.folder}';`;
-  if (source.includes(`from './${n.folder}'`)) return source;
+  // Quotes either way: the author's formatter may have changed them.
+  if (new RegExp(`from ['"]\\./${n.folder}['"]`).test(source)) return source;
   const list = KINDS_LIST.exec(source);
   if (!list) {
     throw new ScaffoldError(
@@ -180,7 +181,7 @@ export function registerKind(source: string, n: KindNames): string {
     list[0].replace(/\[[^\]]*\]$/, listText) +
     source.slice(list.index + list[0].length);
   // After the last import of a kind folder, else before the list.
-  const imports = [...withList.matchAll(/^import .* from '\.\/[^']*';$/gm)];
+  const imports = [...withList.matchAll(/^import .* from ['"]\.\/[^'"]*['"];?$/gm)];
   const at = imports.length > 0 ? imports[imports.length - 1] : undefined;
   if (at) {
     const end = at.index + at[0].length;
@@ -207,6 +208,10 @@ export async function createCommand(argv: string[], io: Io = STDIO, cwd = proces
       name,
       values.group ?? settings.group ?? DEFAULTS.group,
       values.version ?? settings.version ?? DEFAULTS.version,
+      {
+        group: values.group === undefined ? 'package.json reconstruct.group' : '--group',
+        version: values.version === undefined ? 'package.json reconstruct.version' : '--version',
+      },
     );
   } catch (error) {
     return fail(io, 'create', error, 2);

@@ -56,25 +56,32 @@ function lowerCamel(kind: string): string {
   return kind.replace(/^[A-Z]+(?=[A-Z][a-z]|$)|^[A-Z]/, (head) => head.toLowerCase());
 }
 
-export function checkGroup(group: string): string {
+/** Where a group or version came from, for the message: an option, or package.json. */
+interface Sources {
+  readonly group: string;
+  readonly version: string;
+}
+const OPTIONS: Sources = { group: '--group', version: '--version' };
+
+function checkGroup(group: string, source: string): string {
   const labels = group.split('.');
   if (group.length > 253 || labels.length < 2 || !labels.every((l) => l.length <= 63 && DNS_LABEL.test(l))) {
     throw new ScaffoldError(
-      `--group "${group}": an API group is a lower-case DNS name with at least one dot, e.g. example.com`,
+      `${source} "${group}": an API group is a lower-case DNS name with at least one dot, e.g. example.com`,
     );
   }
   return group;
 }
 
-export function checkVersion(version: string): string {
+function checkVersion(version: string, source: string): string {
   if (!VERSION.test(version)) {
-    throw new ScaffoldError(`--version "${version}": a Kubernetes API version, e.g. v1, v1beta1 or v1alpha1`);
+    throw new ScaffoldError(`${source} "${version}": a Kubernetes API version, e.g. v1, v1beta1 or v1alpha1`);
   }
   return version;
 }
 
 /** The names of kind `kind` in `group`/`version`, or a ScaffoldError saying what is wrong with one. */
-export function kindNames(kind: string, group: string, version: string): KindNames {
+export function kindNames(kind: string, group: string, version: string, sources = OPTIONS): KindNames {
   if (!KIND.test(kind)) {
     throw new ScaffoldError(
       `kind "${kind}": a kind is UpperCamelCase, a letter then letters and digits, e.g. WebApp`,
@@ -104,8 +111,8 @@ export function kindNames(kind: string, group: string, version: string): KindNam
     folder,
     variable: lowerCamel(kind),
     plural: pluralOf(kind.toLowerCase()),
-    group: checkGroup(group),
-    version: checkVersion(version),
+    group: checkGroup(group, sources.group),
+    version: checkVersion(version, sources.version),
   };
 }
 

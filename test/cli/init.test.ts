@@ -264,6 +264,22 @@ describe('reconstruct create kind NAME', () => {
     expect(files(dir)).toEqual(before);
   });
 
+  it("writes the in-cluster tests' helpers when the project has none, and no more than the kind otherwise", async () => {
+    rmSync(join(dir, 'test/support/cluster.ts'));
+    const { stdout } = await create('kind', 'Cache');
+    expect(stdout).toContain('  test/support/cluster.ts\n');
+    expect(existsSync(join(dir, 'test/support/cluster.ts'))).toBe(true);
+    expect((await create('kind', 'Queue')).stdout).not.toContain('test/support/cluster.ts');
+  });
+
+  it("says so when package.json's group is what is wrong", async () => {
+    const pkg = packageJson(join(dir, 'package.json'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, reconstruct: { group: 'shop' } }));
+    const { code, stderr } = await create('kind', 'Cache');
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^reconstruct create: package\.json reconstruct\.group "shop": an API group is/);
+  });
+
   it('refuses a folder that is not a project', async () => {
     const elsewhere = join(dir, 'src/web-app');
     const { code, stderr } = await run(createCommand, ['kind', 'Cache'], elsewhere);
@@ -311,9 +327,16 @@ describe('registerKind (src/kinds.ts)', () => {
     );
   });
 
-  it('leaves a module that imports the kind already as it is', () => {
+  it('leaves a module that imports the kind already as it is, in either quotes', () => {
     const source = `import { cacheKind } from './cache';\nexport const kinds = [cacheKind];\n`;
     expect(registerKind(source, cache)).toBe(source);
+    expect(registerKind(source.replace(/'/g, '"'), cache)).toBe(source.replace(/'/g, '"'));
+  });
+
+  it('adds after imports in double quotes too', () => {
+    expect(registerKind(`import { aKind } from "./a";\n\nexport const kinds = [aKind];\n`, cache)).toBe(
+      `import { aKind } from "./a";\nimport { cacheKind } from './cache';\n\nexport const kinds = [aKind, cacheKind];\n`,
+    );
   });
 
   it('adds to an empty list with a type, and refuses a module without a list', () => {
