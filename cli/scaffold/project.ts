@@ -348,8 +348,9 @@ The first \`npm test\` writes the snapshots (\`test/**/__snapshots__/\`): commit
 | \`Dockerfile\`, \`.ci/run\` | the operator's image; what CI runs |
 
 Edit the schema, then \`npm run gen\`. Everything else a kind can say (its own Ready rule, child policies,
-watches, work behind a finalizer) is in the guide of cdk8s-reconstruct's repository (docs/GUIDE.md) and
-\`npx reconstruct COMMAND --help\`.
+watches, work behind a finalizer) is in the guide that comes with the package,
+[node_modules/cdk8s-reconstruct/docs/GUIDE.md](node_modules/cdk8s-reconstruct/docs/GUIDE.md), beside a
+worked example (\`examples/static-site/\` there); and in \`npx reconstruct COMMAND --help\`.
 
 ## Another kind
 
