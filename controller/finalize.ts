@@ -4,7 +4,8 @@
  * until the plan is empty (Ready=False in the kind's words, a Warning event when that changes, a backoff),
  * then released. A resource gone meanwhile (a reconcile from a cache that had not seen the release yet, as
  * the watch events of the objects just patched race the resource's own deletion) is not an error: nothing
- * is left to do.
+ * is left to do. Nor is a patch refused with a conflict (the cache had not seen the object's last change):
+ * the reconcile comes back within a second and plans with the fresh object.
  */
 import {
   isSyncWait,
