@@ -108,11 +108,16 @@ export class Reconciler {
 
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const result = await this.reconcileResource(definition, namespace, name);
+    const key = objectKey(definition, namespace, name);
     // A write-only child's deletion sends no event: the resource comes back when its check is due. Not
     // when one is overdue: that reconcile did not get to it, and its own requeue says when to try again.
-    const due = this.writeOnly.nextCheckInMs(objectKey(definition, namespace, name));
-    if (due === undefined || due <= 0) return result;
-    return { requeueAfterMs: Math.min(result.requeueAfterMs ?? Infinity, due) };
+    const due = this.writeOnly.nextCheckInMs(key);
+    const soonest = Math.min(
+      result.requeueAfterMs ?? Infinity,
+      due !== undefined && due > 0 ? due : Infinity,
+      this.finalizer.retryAfterMs(key) ?? Infinity,
+    );
+    return soonest === Infinity ? result : { requeueAfterMs: soonest };
   }
 
   private async reconcileResource(

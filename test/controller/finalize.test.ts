@@ -219,6 +219,29 @@ describe('a deletion held by its own undo (NodePool)', () => {
     expect(pool()).toBeUndefined();
   });
 
+  it('syncs again shortly, without an error, when the cache had not seen a node’s last change', async () => {
+    const { spec } = sample(nodePoolKind);
+    cluster.put(NODE, node('n1', { 'node-role.kubernetes.io/master': '' }));
+    cluster.putResource(nodePoolKind, 'master', spec);
+    await cluster.reconcile(nodePoolKind, undefined, 'master'); // the finalizer
+    // The cache shows the node as it was before its kubelet's last status update.
+    const stale = cluster.any(NODE, undefined, 'n1')!;
+    cluster.patch(NODE, undefined, 'n1', { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    const list = cluster.list.bind(cluster);
+    cluster.list = (type, ns, match) => (type === NODE ? [stale] : list(type, ns, match));
+    cluster.takeWrites();
+    const result = await cluster.reconcile(nodePoolKind, undefined, 'master');
+    expect(writes()).toEqual(
+      expect.arrayContaining(['apply RuntimeClass/node-pool-master', 'patch Node/n1']), // refused: 409
+    );
+    expect(result).toEqual({ requeueAfterMs: CONFLICT_RETRY_MS });
+    expect(errors()).toEqual([]);
+    // With the fresh node, as the node's event brings it.
+    cluster.list = list;
+    await cluster.reconcile(nodePoolKind, undefined, 'master');
+    expect(cluster.any(NODE, undefined, 'n1')?.metadata.labels).toMatchObject(spec.labels ?? {});
+  });
+
   it('tries an undo again shortly, without an error, when the cache had not seen a node’s last change', async () => {
     const { spec } = sample(nodePoolKind);
     cluster.put(NODE, node('n1', { 'node-role.kubernetes.io/master': '' }));
