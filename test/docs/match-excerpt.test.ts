@@ -16,7 +16,14 @@ export function f(items: string[]): string[] {
 `;
 
 /** A block at line 10 of doc.md, an excerpt of f.ts. */
-const block = (code: string): CodeBlock => ({ doc: 'doc.md', lang: 'ts', line: 10, code, excerptOf: 'f.ts' });
+const block = (code: string): CodeBlock => ({
+  doc: 'doc.md',
+  lang: 'ts',
+  line: 10,
+  heading: 'f',
+  code,
+  excerptOf: 'f.ts',
+});
 const match = (code: string) => matchExcerpt(block(code), FILE);
 
 describe('an excerpt matches', () => {

@@ -24,6 +24,8 @@ export interface CodeBlock {
   readonly lang: string;
   /** The 1-based line of the opening fence. */
   readonly line: number;
+  /** The heading the block is under (`7. A snapshot test`): a name that stays when lines above move. */
+  readonly heading: string;
   /** The block's text, without the fences. */
   readonly code: string;
   /** The file an excerpt is of (`<!-- snippet: <path> -->` on the line before the fence), if any. */
@@ -47,7 +49,9 @@ const EXCERPT = /^<!--\s*snippet:\s*(\S+)\s*-->$/;
 export function codeBlocks(doc: string): CodeBlock[] {
   const lines = readFileSync(join(ROOT, doc), 'utf8').split('\n');
   const blocks: CodeBlock[] = [];
+  let heading = '';
   for (let i = 0; i < lines.length; i++) {
+    heading = /^#+\s+(.*)$/.exec(lines[i])?.[1] ?? heading;
     const open = FENCE.exec(lines[i]);
     if (!open) continue;
     const start = i;
@@ -61,6 +65,7 @@ export function codeBlocks(doc: string): CodeBlock[] {
       doc,
       lang: open[1],
       line: start + 1,
+      heading,
       code: lines.slice(start + 1, end).join('\n'),
       ...(excerptOf !== undefined && { excerptOf }),
     });
