@@ -15,6 +15,7 @@ import {
   codeBlocks,
   compileSnippets,
   matchExcerpt,
+  namingBlock,
   runSnippet,
   where,
   type CodeBlock,
@@ -41,6 +42,23 @@ function isTest(block: CodeBlock): boolean {
       ts.isIdentifier(s.expression.expression) &&
       ['test', 'it', 'describe'].includes(s.expression.expression.text),
   );
+}
+
+/** jest's `test` (or `it`) for a block's tests: a failure names the block. */
+function naming(register: jest.It, block: CodeBlock): jest.It {
+  const wrapped = (name: string, fn: () => unknown, timeout?: number) =>
+    register(
+      name,
+      async () => {
+        try {
+          await fn();
+        } catch (err) {
+          throw namingBlock(err, block);
+        }
+      },
+      timeout,
+    );
+  return Object.assign(wrapped, register);
 }
 
 const compiled = compileSnippets(runnable, (block) => DOCS[block.doc]);
@@ -71,7 +89,8 @@ describe('runnable blocks', () => {
       // Its tests are registered here, as though the block were a test file of its own. They are named by
       // the block's heading, not its line, so that their snapshots stay when the lines above change.
       describe(`${snippet.block.doc}, ${snippet.block.heading}`, () => {
-        if (snippet.js !== undefined) runSnippet(snippet, require);
+        if (snippet.js !== undefined)
+          runSnippet(snippet, require, { test: naming(test, snippet.block), it: naming(it, snippet.block) });
         else test('compiles', () => expect(snippet.errors).toEqual([]));
       });
     } else {

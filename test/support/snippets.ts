@@ -256,22 +256,35 @@ export function compileSnippets(
 /**
  * Runs a compiled block as a CommonJS module whose file is `snippet.file`: its relative imports are
  * required from that folder, everything else as the calling test's `load` requires it (jest's module
- * registry, which maps `cdk8s-reconstruct` to the package's sources). Returns the module's exports.
+ * registry, which maps `cdk8s-reconstruct` to the package's sources). `globals` are names the block sees
+ * in place of the global ones (jest's `test`, wrapped). Returns the module's exports; what it throws names
+ * the block.
  */
-export function runSnippet(snippet: CompiledSnippet, load: (id: string) => unknown): unknown {
+export function runSnippet(
+  snippet: CompiledSnippet,
+  load: (id: string) => unknown,
+  globals: Record<string, unknown> = {},
+): unknown {
   if (snippet.js === undefined) throw new Error(`${where(snippet.block)} did not compile`);
   const file = join(ROOT, snippet.file);
   const requireFromSnippet = (id: string) => load(id.startsWith('.') ? resolve(dirname(file), id) : id);
   const module = { exports: {} as unknown };
+  const names = ['exports', 'require', 'module', '__filename', '__dirname', ...Object.keys(globals)];
   // The block's compiled code, wrapped as node's CommonJS loader wraps a module.
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- running the docs' code is the point
-  const run = new Function('exports', 'require', 'module', '__filename', '__dirname', snippet.js) as (
-    exports: unknown,
-    require: (id: string) => unknown,
-    module: { exports: unknown },
-    filename: string,
-    dirname: string,
-  ) => void;
-  run(module.exports, requireFromSnippet, module, file, dirname(file));
+  const run = new Function(...names, snippet.js) as (...args: unknown[]) => void;
+  try {
+    run(module.exports, requireFromSnippet, module, file, dirname(file), ...Object.values(globals));
+  } catch (err) {
+    throw namingBlock(err, snippet.block);
+  }
   return module.exports;
+}
+
+/** `err` with its message led by the block it came from (`docs/GUIDE.md, the block at line 123: ...`). */
+export function namingBlock(err: unknown, block: CodeBlock): unknown {
+  const prefix = `${block.doc}, the block at line ${block.line}: `;
+  if (!(err instanceof Error)) return new Error(prefix + String(err));
+  err.message = prefix + err.message;
+  return err;
 }
