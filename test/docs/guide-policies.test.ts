@@ -138,6 +138,45 @@ describe('the Deployment waits for the check of the pages', () => {
   });
 });
 
+describe('a migration of a fixed name is replaced when the image changes', () => {
+  /** What the job controller would write once Job `name` has run to completion. */
+  const passed = (name: string) =>
+    cluster.patch(JOB, NS, name, {
+      status: { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] },
+    });
+
+  it('the Deployment waits for the check and the migration, offline too', () => {
+    const { manifests } = render({ pages: PAGES, migrate: true });
+    const check = manifests.find((m) => m.kind === 'Job' && m.metadata.name.startsWith('docs-check-'));
+    expect(find(manifests, 'Deployment', 'docs')?.metadata.annotations?.[WAIT_FOR_ANNOTATION]).toBe(
+      `Job/${check?.metadata.name},Job/docs-migrate`,
+    );
+  });
+
+  it('deletes the Job and creates it again, and the Deployment rolls only once it has run', async () => {
+    setUp({ pages: PAGES, migrate: true, image: 'nginx:1' });
+    await reconcile();
+    checkPassed();
+    passed('docs-migrate');
+    await reconcile();
+    expect(writes()).toContain('apply Deployment/docs');
+
+    cluster.setSpec(guideSiteKind, NS, 'docs', { pages: PAGES, migrate: true, image: 'nginx:2' });
+    await reconcile();
+    await reconcile();
+    // The apply the API server refuses as immutable, then the replacement; the Deployment waits.
+    expect(
+      cluster
+        .takeWrites()
+        .filter((w) => w.kind === 'Job' || w.kind === 'Deployment')
+        .map((w) => `${w.verb} ${w.kind}/${w.name}`),
+    ).toEqual(['apply Job/docs-migrate', 'delete Job/docs-migrate', 'apply Job/docs-migrate']);
+    passed('docs-migrate');
+    await reconcile();
+    expect(writes()).toContain('apply Deployment/docs');
+  });
+});
+
 describe('the stats password is generated once, in the cluster', () => {
   it('is created with 24 random characters and never rewritten: not on a spec change, nor after a restart', async () => {
     setUp({ pages: PAGES });

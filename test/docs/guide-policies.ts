@@ -5,9 +5,9 @@
  * the first (with a plain HorizontalPodAutoscaler object); this construct uses cdk8s-plus's.
  *
  * `<name>-content` holds the pages; Job `<name>-check-<hash>` checks them, and the Deployment `<name>` that
- * serves them waits for it; Secret `<name>-stats` holds a generated password; PersistentVolumeClaim
- * `<name>-logs` (with `spec.accessLogs`) is retained; with `spec.autoscaling`, an autoscaler owns the
- * Deployment's replicas.
+ * serves them waits for it; with `spec.migrate`, also for Job `<name>-migrate`, replaced when the image
+ * changes; Secret `<name>-stats` holds a generated password; PersistentVolumeClaim `<name>-logs` (with
+ * `spec.accessLogs`) is retained; with `spec.autoscaling`, an autoscaler owns the Deployment's replicas.
  */
 import { createHash } from 'node:crypto';
 import { Size } from 'cdk8s';
@@ -32,12 +32,15 @@ export interface GuideSiteSpec {
   pages: Record<string, string>;
   /** @default 1 */
   replicas?: number;
+  /** @default "nginx:1.27-alpine" */
+  image?: string;
+  migrate?: boolean;
   autoscaling?: { maxReplicas: number };
   /** @default true */
   accessLogs?: boolean;
 }
-type GuideSiteSpecWithDefaults = Required<Omit<GuideSiteSpec, 'autoscaling'>> &
-  Pick<GuideSiteSpec, 'autoscaling'>;
+type GuideSiteSpecWithDefaults = Required<Omit<GuideSiteSpec, 'autoscaling' | 'migrate'>> &
+  Pick<GuideSiteSpec, 'autoscaling' | 'migrate'>;
 
 const schema: KindSchema = {
   description: 'A static site with every child policy of the GUIDE.',
@@ -47,6 +50,8 @@ const schema: KindSchema = {
     properties: {
       pages: { type: 'object', additionalProperties: { type: 'string' } },
       replicas: { type: 'integer', minimum: 1, default: 1 },
+      image: { type: 'string', default: 'nginx:1.27-alpine' },
+      migrate: { type: 'boolean' },
       autoscaling: {
         type: 'object',
         required: ['maxReplicas'],
@@ -80,7 +85,7 @@ export class GuideSite extends Construct {
       replicas: spec.replicas,
       containers: [
         {
-          image: 'nginx:1.27-alpine',
+          image: spec.image,
           portNumber: 80,
           resources,
           securityContext: { ensureNonRoot: false },
@@ -112,6 +117,16 @@ export class GuideSite extends Construct {
       ],
     });
     childPolicy(this.deployment, { waitFor: [check] });
+
+    if (spec.migrate) {
+      // A migration of a fixed name: deleted and run again when the image changes, before the app rolls.
+      const migrate = new kplus.Job(this, 'migrate', {
+        metadata: { name: `${props.name}-migrate` },
+        containers: [{ image: spec.image, command: ['sh', '-c', 'echo migrated'], resources }],
+      });
+      childPolicy(migrate, { replace: true });
+      childPolicy(this.deployment, { waitFor: [check, migrate] }); // all of them: a second waitFor replaces the first
+    }
 
     // A password for the stats page: made once, in the cluster, never rewritten.
     const stats = new kplus.Secret(this, 'stats', { metadata: { name: `${props.name}-stats` } });
