@@ -79,6 +79,12 @@ describe('an excerpt does not match, naming the doc line and the token', () => {
       'const name = `${copy[0]}-test-${copy.length}`;',
       'doc.md:11 (the block at line 10) is not in f.ts: "const name = `${copy[0]}-test-${copy.length}`;" differs at `}-test-${`; f.ts:6 has "const name = `${copy[0]}-check-${copy.length}`;"',
     ],
+    [
+      'code past the end of the file',
+      'return copy;\n}\nexport const more = 1;',
+      'doc.md:13 (the block at line 10) is not in f.ts: "export const more = 1;" differs at `export`',
+    ],
+    ['nothing but `...`', '...', 'doc.md:10: the block is an excerpt of f.ts with no code of its own'],
   ])('%s', (_, code, message) => {
     expect(match(code)).toBe(message);
   });

@@ -89,7 +89,16 @@ const ELISION = '\u2026';
  */
 function tokens(source: string, elisions: boolean): Token[] {
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, source);
-  const lineOf = (pos: number) => ts.getLineAndCharacterOfPosition(sourceFileOf(source), pos).line;
+  // The 0-based line of a position; tokens come in order, so the line only moves forward.
+  let line = 0;
+  let next = source.indexOf('\n');
+  const lineOf = (pos: number) => {
+    while (next >= 0 && next < pos) {
+      line++;
+      next = source.indexOf('\n', next + 1);
+    }
+    return line;
+  };
   const out: Token[] = [];
   // Braces opened since each template head: a `}` closing a `${...}` continues the template.
   const braces: number[] = [];
@@ -121,17 +130,6 @@ function isElision(source: string, end: number): boolean {
   return rest === '' || rest === '\n' || rest === '\r' || ',;)]}'.includes(rest);
 }
 
-const sourceFiles = new Map<string, ts.SourceFile>();
-/** A parsed source, for its line map only (cached: one per text). */
-function sourceFileOf(source: string): ts.SourceFile {
-  let file = sourceFiles.get(source);
-  if (!file) {
-    file = ts.createSourceFile('x.ts', source, ts.ScriptTarget.Latest, false);
-    sourceFiles.set(source, file);
-  }
-  return file;
-}
-
 /**
  * Why `block` is not an excerpt of `fileText` (the text of `block.excerptOf`), or undefined when it is:
  * its tokens appear in the file in order, each run between elisions without a gap. The message names the
@@ -145,11 +143,14 @@ export function matchExcerpt(block: CodeBlock, fileText: string): string | undef
     if (token.text === ELISION) runs.push([]);
     else runs[runs.length - 1].push(token);
   }
+  if (runs.every((run) => run.length === 0)) {
+    return `${block.doc}:${block.line}: the block is an excerpt of ${block.excerptOf} with no code of its own`;
+  }
   let from = 0;
   for (const run of runs) {
     if (run.length === 0) continue;
     // The earliest place the run matches whole; failing that, the place it matches longest, for the message.
-    let best = { at: -1, length: -1 };
+    let best = { at: from, length: 0 };
     for (let at = from; at < file.length; at++) {
       let length = 0;
       while (length < run.length && at + length < file.length && file[at + length].text === run[length].text)
