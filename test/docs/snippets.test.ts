@@ -5,7 +5,7 @@
  * other is run as a program (a cdk8s app in it synthesizes into a temporary folder). How to write each:
  * test/support/snippets.ts.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ts from 'typescript';
@@ -63,6 +63,18 @@ function naming(register: jest.It, block: CodeBlock): jest.It {
 
 const compiled = compileSnippets(runnable, (block) => DOCS[block.doc]);
 
+test('no other Markdown file of the package has TypeScript blocks (add it to DOCS)', () => {
+  const others = [
+    ...readdirSync(join(ROOT, 'docs')).map((file) => `docs/${file}`),
+    'examples/static-site/README.md',
+  ].filter((doc) => doc.endsWith('.md') && !(doc in DOCS));
+  const unchecked = others
+    .flatMap(codeBlocks)
+    .filter((b) => b.lang === 'ts' || b.lang === 'typescript')
+    .map(where);
+  expect(unchecked).toEqual([]);
+});
+
 test('every code block names its language, and there are TypeScript blocks of both sorts', () => {
   expect(blocks.filter((b) => b.lang === '').map(where)).toEqual([]);
   expect(excerpts.length).toBeGreaterThan(0);
@@ -72,7 +84,10 @@ test('every code block names its language, and there are TypeScript blocks of bo
 describe('excerpts', () => {
   for (const block of excerpts) {
     test(`${where(block)} is in ${block.excerptOf}`, () => {
-      const problem = matchExcerpt(block, readFileSync(join(ROOT, block.excerptOf!), 'utf8'));
+      const file = join(ROOT, block.excerptOf!);
+      if (!existsSync(file))
+        throw new Error(`${where(block)}: an excerpt of ${block.excerptOf}, which does not exist`);
+      const problem = matchExcerpt(block, readFileSync(file, 'utf8'));
       if (problem) throw new Error(problem);
     });
   }
