@@ -45,6 +45,10 @@ describe('an excerpt matches', () => {
     ],
     ['with `...` inside a line', "import { ..., b, ... } from 'x';"],
     ['with `...` for the rest of an object', 'g({ first: 1, ... });'],
+    [
+      'with `...` and a comment saying what it leaves out',
+      'export function f(items: string[]): string[] {\n  ... // the copy\n  return copy;',
+    ],
     ['with `...` in brackets', 'const copy = [...];'],
     ['a template literal', 'const name = `${copy[0]}-check-${copy.length}`;'],
   ])('%s', (_, code) => {

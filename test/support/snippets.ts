@@ -5,7 +5,8 @@
  * - an **excerpt**: the block is preceded by `<!-- snippet: <path> -->` and its code appears in that file of
  *   the repository (a compiled, tested one), in order. Whitespace, line breaks, comments and trailing
  *   commas do not count; `...` where no expression follows it (`{ target: this.deployment, ... }`, or
- *   `...` alone on a line) stands for omitted code. `matchExcerpt` checks it.
+ *   `...` alone on a line, or before a comment saying what it leaves out) stands for omitted code;
+ *   `...x` is a spread, as in TypeScript. `matchExcerpt` checks it.
  * - **runnable**: any other block is a complete module, compiled (`compileSnippets`, all blocks in one
  *   TypeScript program against the package's own sources) and then run by the test.
  */
@@ -124,10 +125,13 @@ function tokens(source: string, elisions: boolean): Token[] {
   });
 }
 
-/** Whether the `...` ending at `end` is an elision: nothing an expression could start with follows it. */
+/**
+ * Whether the `...` ending at `end` is an elision: nothing an expression could start with follows it (the
+ * end of the line, a comment, or `,` `;` `)` `]` `}`).
+ */
 function isElision(source: string, end: number): boolean {
-  const rest = /^[ \t]*(.?)/.exec(source.slice(end))?.[1] ?? '';
-  return rest === '' || rest === '\n' || rest === '\r' || ',;)]}'.includes(rest);
+  const rest = /^[ \t]*(\/[/*]|.?)/.exec(source.slice(end))?.[1] ?? '';
+  return rest === '' || rest === '\n' || rest === '\r' || rest.startsWith('/') || ',;)]}'.includes(rest);
 }
 
 /**
