@@ -93,9 +93,18 @@ describe('excerpts', () => {
   }
 });
 
+/** Fails with the compiler's errors, and what to do about a block that is a fragment. */
+function expectCompiled(errors: readonly string[]): void {
+  if (errors.length === 0) return;
+  const hint =
+    'A block that is not a complete module is an excerpt of a compiled, tested file: put ' +
+    '<!-- snippet: <path> --> before its fence (how to write one: test/support/snippets.ts).';
+  throw new Error([...errors, hint].join('\n'));
+}
+
 describe('runnable blocks', () => {
   test('compile, all in one program', () => {
-    expect(compiled.flatMap((c) => c.errors)).toEqual([]);
+    expectCompiled(compiled.flatMap((c) => c.errors));
   });
 
   for (const snippet of compiled) {
@@ -106,11 +115,11 @@ describe('runnable blocks', () => {
       describe(`${snippet.block.doc}, ${snippet.block.heading}`, () => {
         if (snippet.js !== undefined)
           runSnippet(snippet, require, { test: naming(test, snippet.block), it: naming(it, snippet.block) });
-        else test('compiles', () => expect(snippet.errors).toEqual([]));
+        else test('compiles', () => expectCompiled(snippet.errors));
       });
     } else {
       test(`${name} runs`, () => {
-        expect(snippet.errors).toEqual([]);
+        expectCompiled(snippet.errors);
         const outdir = mkdtempSync(join(tmpdir(), 'reconstruct-snippet-'));
         const before = process.env.CDK8S_OUTDIR;
         process.env.CDK8S_OUTDIR = outdir; // where an App of the block synthesizes to
