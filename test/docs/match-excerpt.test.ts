@@ -1,5 +1,5 @@
-/** How an excerpt is matched against its file (test/support/snippets.ts), table by table. */
-import { matchExcerpt, type CodeBlock } from '../support/snippets';
+/** How an excerpt is matched against its file (test/support/snippets.ts), table by table; and source maps read. */
+import { matchExcerpt, sourceLines, type CodeBlock } from '../support/snippets';
 
 const FILE = `import { a, b, c } from 'x';
 
@@ -92,4 +92,17 @@ describe('an excerpt does not match, naming the doc line and the token', () => {
   ])('%s', (_, code, message) => {
     expect(match(code)).toBe(message);
   });
+});
+
+test('sourceLines reads a source map: each generated line’s segments, as [column, source line]', () => {
+  // Line 0: column 0 from line 0. Line 1: nothing. Line 2: column 2 from line 1, column 10 from line 3.
+  // (VLQ: A=0, C=1, E=2, I=4, Q=8.)
+  expect(sourceLines('AAAA;;EACA,QAEA')).toEqual([
+    [[0, 0]],
+    [],
+    [
+      [2, 1],
+      [10, 3],
+    ],
+  ]);
 });

@@ -19,6 +19,7 @@ import {
   runSnippet,
   where,
   type CodeBlock,
+  type CompiledSnippet,
 } from '../support/snippets';
 
 /**
@@ -44,8 +45,8 @@ function isTest(block: CodeBlock): boolean {
   );
 }
 
-/** jest's `test` (or `it`) for a block's tests: a failure names the block. */
-function naming(register: jest.It, block: CodeBlock): jest.It {
+/** jest's `test` (or `it`) for a block's tests: a failure names the block, and its line. */
+function naming(register: jest.It, snippet: CompiledSnippet): jest.It {
   const wrapped = (name: string, fn: () => unknown, timeout?: number) =>
     register(
       name,
@@ -53,7 +54,7 @@ function naming(register: jest.It, block: CodeBlock): jest.It {
         try {
           await fn();
         } catch (err) {
-          throw namingBlock(err, block);
+          throw namingBlock(err, snippet);
         }
       },
       timeout,
@@ -114,7 +115,7 @@ describe('runnable blocks', () => {
       // the block's heading, not its line, so that their snapshots stay when the lines above change.
       describe(`${snippet.block.doc}, ${snippet.block.heading}`, () => {
         if (snippet.js !== undefined)
-          runSnippet(snippet, require, { test: naming(test, snippet.block), it: naming(it, snippet.block) });
+          runSnippet(snippet, require, { test: naming(test, snippet), it: naming(it, snippet) });
         else test('compiles', () => expectCompiled(snippet.errors));
       });
     } else {

@@ -194,6 +194,8 @@ export interface CompiledSnippet {
   readonly errors: string[];
   /** The CommonJS JavaScript, when it compiled. */
   readonly js?: string;
+  /** For each line of `js` (0-based), its source map's segments: [column, the block's line], 0-based. */
+  readonly lines?: [number, number][][];
 }
 
 /**
@@ -211,7 +213,7 @@ export function compileSnippets(
   const compilerOptions: ts.CompilerOptions = {
     ...options,
     noEmit: false,
-    sourceMap: false,
+    sourceMap: true, // to name the block's line in a failure (sourceLines)
     inlineSourceMap: false,
     declaration: false,
     noUnusedLocals: false,
@@ -249,12 +251,21 @@ export function compileSnippets(
       return `${block.doc}${at} (the block at line ${block.line}): TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
     });
     let js: string | undefined;
+    let lines: [number, number][][] | undefined;
     if (errors.length === 0) {
       program.emit(source, (name, text) => {
         if (name.endsWith('.js')) js = text;
+        if (name.endsWith('.js.map'))
+          lines = sourceLines((JSON.parse(text) as { mappings: string }).mappings);
       });
     }
-    return { block, file: relative(ROOT, file), errors, ...(js !== undefined && { js }) };
+    return {
+      block,
+      file: relative(ROOT, file),
+      errors,
+      ...(js !== undefined && { js }),
+      ...(lines !== undefined && { lines }),
+    };
   });
 }
 
@@ -281,15 +292,67 @@ export function runSnippet(
   try {
     run(module.exports, requireFromSnippet, module, file, dirname(file), ...Object.values(globals));
   } catch (err) {
-    throw namingBlock(err, snippet.block);
+    throw namingBlock(err, snippet);
   }
   return module.exports;
 }
 
-/** `err` with its message led by the block it came from (`docs/GUIDE.md, the block at line 123: ...`). */
-export function namingBlock(err: unknown, block: CodeBlock): unknown {
-  const prefix = `${block.doc}, the block at line ${block.line}: `;
-  if (!(err instanceof Error)) return new Error(prefix + String(err));
-  err.message = prefix + err.message;
-  return err;
+/** The lines of a Function's body start on its third line (after `function anonymous(...` and `) {`). */
+const FUNCTION_HEADER_LINES = 2;
+
+/**
+ * `err` with its message led by the block it came from and, when its stack runs through the block's code,
+ * the block's line there: `docs/GUIDE.md:130 (the block at line 123): ...`.
+ */
+export function namingBlock(err: unknown, snippet: CompiledSnippet): unknown {
+  const { block } = snippet;
+  const error = err instanceof Error ? err : new Error(String(err));
+  // Reading the stack formats it, message included: it is rewritten with the message.
+  const stack = error.stack ?? '';
+  const frame = /<anonymous>:(\d+):(\d+)/.exec(stack);
+  // The last segment that starts at or before the frame's column (both 1-based in the stack).
+  const segments = frame ? (snippet.lines?.[Number(frame[1]) - 1 - FUNCTION_HEADER_LINES] ?? []) : [];
+  const line = segments.filter(([column]) => column <= Number(frame?.[2]) - 1).pop()?.[1];
+  const at = line !== undefined ? `:${docLine(block, line)}` : '';
+  const message = `${block.doc}${at} (the block at line ${block.line}): ${error.message}`;
+  error.stack = stack.replace(error.message, message);
+  error.message = message;
+  return error;
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * For each generated line of a source map's `mappings`, its segments as [generated column, source line].
+ * Each segment is base64 VLQ numbers: generated column (relative to the line's previous segment), source,
+ * source line, source column (and name), these relative to the previous segment's in the whole map.
+ */
+export function sourceLines(mappings: string): [number, number][][] {
+  let sourceLine = 0;
+  return mappings.split(';').map((segments) => {
+    const found: [number, number][] = [];
+    let column = 0;
+    for (const segment of segments.split(',').filter(Boolean)) {
+      const values: number[] = [];
+      let value = 0;
+      let shift = 0;
+      for (const char of segment) {
+        const digit = BASE64.indexOf(char);
+        value += (digit & 31) << shift;
+        if (digit & 32) {
+          shift += 5;
+        } else {
+          values.push(value & 1 ? -(value >> 1) : value >> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      column += values[0];
+      if (values.length >= 4) {
+        sourceLine += values[2];
+        found.push([column, sourceLine]);
+      }
+    }
+    return found;
+  });
 }
