@@ -8,6 +8,7 @@ import { clusterCommand, CLUSTER_HELP } from '../../cli/cluster-command';
 import { controllerCommand } from '../../cli/controller';
 import { diffCommand } from '../../cli/diff';
 import { genCommand } from '../../cli/gen';
+import { createCommand, initCommand } from '../../cli/init';
 import { installCommand } from '../../cli/install';
 import { krmCommand } from '../../cli/krm';
 import { synthCommand } from '../../cli/synth';
@@ -23,6 +24,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   controller: controllerCommand,
   install: (argv) => installCommand(argv, '0.0.0'),
   gen: genCommand,
+  init: (argv) => initCommand(argv),
+  create: (argv) => createCommand(argv),
   cluster: clusterCommand,
 };
 /** Commands that take no flags. */

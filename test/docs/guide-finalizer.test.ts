@@ -34,7 +34,9 @@ test('a TenantNamespace is held while its pods run, then goes with its Namespace
     },
   ]);
   cluster.remove(POD, 'team-a', 'web-1');
-  await cluster.reconcile(tenantNamespaceKind, undefined, 'team-a'); // released
+  await cluster.reconcile(tenantNamespaceKind, undefined, 'team-a'); // the kind's finalizer released
+  // Then its children in reverse order (the RoleBinding, then the Namespace it waited for), and it goes:
+  for (let i = 0; i < 2; i++) await cluster.reconcile(tenantNamespaceKind, undefined, 'team-a');
   expect(cluster.any(tenantNamespaceKind, undefined, 'team-a')).toBeUndefined();
-  expect(cluster.any(NAMESPACE, undefined, 'team-a')).toBeUndefined(); // garbage-collected with it
+  expect(cluster.any(NAMESPACE, undefined, 'team-a')).toBeUndefined();
 });
