@@ -11,6 +11,11 @@ module.exports = {
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.test.ts'],
       testPathIgnorePatterns: ['\\.cluster\\.test\\.ts$'],
+      // The package's own name, for what imports it as a user would (the docs' code blocks, test/docs).
+      moduleNameMapper: {
+        '^cdk8s-reconstruct$': '<rootDir>/index.ts',
+        '^cdk8s-reconstruct/testing$': '<rootDir>/testing/index.ts',
+      },
     },
     {
       displayName: 'cluster',
