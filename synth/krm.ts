@@ -43,10 +43,15 @@ function result(problem: Problem, items: readonly unknown[]): KrmResult {
   const item = problem.document !== undefined ? items[problem.document - 1] : undefined;
   const ref = resourceRef(item);
   return {
-    message: shortened(problem.message),
+    // A child's problem is in the message: resourceRef and field name the item, and the child is not one.
+    message: shortened(
+      problem.child
+        ? [problem.child, ...(problem.field ? [problem.field] : []), problem.message].join(': ')
+        : problem.message,
+    ),
     severity: 'error',
     ...(ref ? { resourceRef: ref } : {}),
-    ...(problem.field ? { field: { path: problem.field } } : {}),
+    ...(problem.field && !problem.child ? { field: { path: problem.field } } : {}),
     ...(problem.file.startsWith('items[') ? {} : { file: { path: problem.file } }),
   };
 }

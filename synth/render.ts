@@ -12,6 +12,7 @@ import {
   generatedFields,
   withGeneratedValues,
 } from '../constructs/kit/child-policy';
+import { ChildError } from '../constructs/kit/child-kinds';
 import type { Problem } from './problem';
 import { parseDocuments, type SourceDocument } from './read';
 import { validateResource } from '../constructs/kit/validate';
@@ -159,6 +160,9 @@ export function renderDocument(
     );
     return { rendered: { file, kind: definition, resource, ...children }, problems: [] };
   } catch (err) {
+    if (err instanceof ChildError) {
+      return { problems: [{ ...problem(err.field, err.detail, resource), child: err.child }] };
+    }
     if (err instanceof SpecError) return { problems: [problem(err.field, err.detail, resource)] };
     return { problems: [problem(undefined, `cannot synthesize: ${(err as Error).message}`, resource)] };
   }
