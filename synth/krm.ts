@@ -28,6 +28,8 @@ export interface KrmResult {
 interface KrmOptions {
   readonly kinds: KindRegistry;
   readonly includeGenerated?: boolean;
+  /** See RenderOptions.validateChildren. @default true */
+  readonly validateChildren?: boolean;
 }
 
 type Item = Manifest & { metadata: Manifest['metadata'] & { annotations?: Record<string, string> } };
@@ -88,6 +90,7 @@ export function runKrmFunction(
   const { rendered, outputs, problems } = renderAll(documents, {
     kinds: options.kinds,
     includeGenerated: options.includeGenerated,
+    validateChildren: options.validateChildren,
   });
   const results = problems.map((p) => result(p, items));
   // Children left out for their generated values: said, not failed (as `synth` says so on stderr).

@@ -26,10 +26,8 @@ function notSupported(out: Issue[], field: string, value: Json, supported: reado
   );
 }
 
-const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
-const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
-const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
-const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+/** The restart policies a pod spec may have (the schema's enum); a kind's templates take fewer. */
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 
 /** The label and annotation checks of ObjectMeta, on a template's metadata. */
 function templateMeta(path: string, metadata: Json | undefined, out: Issue[]): void {
@@ -48,23 +46,22 @@ function podSpec(
   out: Issue[],
 ): void {
   if (!isObject(spec)) return;
-  const names = new Set<string>();
+  // Names are unique across both lists; within one, the map list's own check reports a repeat.
+  const names = new Map<string, string>();
   for (const field of ['initContainers', 'containers']) {
     list(spec[field]).forEach((container, i) => {
       if (!isObject(container)) return;
       const at = `${path}.${field}[${i}]`;
-      const { name, imagePullPolicy } = container;
+      const { name } = container;
       if (typeof name === 'string' && name !== '') {
         for (const m of isDNS1123Label(name)) out.push(issue('Invalid', `${at}.name`, name, m));
-        if (names.has(name)) out.push(issue('Duplicate', `${at}.name`, name));
-        names.add(name);
-      }
-      if (typeof imagePullPolicy === 'string' && !PULL_POLICIES.includes(imagePullPolicy)) {
-        notSupported(out, `${at}.imagePullPolicy`, imagePullPolicy, PULL_POLICIES);
+        const first = names.get(name);
+        if (first !== undefined && first !== field) out.push(issue('Duplicate', `${at}.name`, name));
+        names.set(name, field);
       }
       list(container.ports).forEach((port, p) => {
         if (!isObject(port)) return;
-        const { containerPort, protocol } = port;
+        const { containerPort } = port;
         if (typeof containerPort === 'number' && (containerPort < 1 || containerPort > 65535)) {
           out.push(
             issue(
@@ -75,15 +72,16 @@ function podSpec(
             ),
           );
         }
-        if (typeof protocol === 'string' && !PROTOCOLS.includes(protocol)) {
-          notSupported(out, `${at}.ports[${p}].protocol`, protocol, PROTOCOLS);
-        }
       });
     });
   }
-  // An absent restartPolicy is defaulted to Always first.
+  // An absent restartPolicy is defaulted to Always first; one the schema's enum refuses is reported there.
   const restartPolicy = spec.restartPolicy ?? 'Always';
-  if (typeof restartPolicy === 'string' && !restartPolicies.includes(restartPolicy)) {
+  if (
+    typeof restartPolicy === 'string' &&
+    RESTART_POLICIES.includes(restartPolicy) &&
+    !restartPolicies.includes(restartPolicy)
+  ) {
     notSupported(out, `${path}.restartPolicy`, restartPolicy, restartPolicies);
   }
 }
@@ -147,16 +145,12 @@ function selectorMatchesTemplate(what: string): Rule {
   };
 }
 
-/** A PersistentVolumeClaim's spec at `path`: access modes, and a storage request above zero. */
+/** A PersistentVolumeClaim's spec at `path`: an access mode, and a storage request above zero. */
 function claimSpec(path: string, spec: Json | undefined, out: Issue[]): void {
   if (!isObject(spec)) return;
   const modes = list(spec.accessModes);
   if (modes.length === 0) {
     out.push(issue('Required', `${path}.accessModes`, '', 'at least 1 access mode is required'));
-  }
-  for (const mode of modes) {
-    if (typeof mode === 'string' && !ACCESS_MODES.includes(mode))
-      notSupported(out, `${path}.accessModes`, mode, ACCESS_MODES);
   }
   const storage = at(spec, 'resources.requests.storage');
   if (storage === undefined || storage === null) {
@@ -200,20 +194,16 @@ const service: Rule = (object, out) => {
   const spec = object.spec;
   if (!isObject(spec)) return;
   const type = spec.type ?? 'ClusterIP';
-  if (typeof type === 'string' && !SERVICE_TYPES.includes(type))
-    notSupported(out, 'spec.type', type, SERVICE_TYPES);
   const ports = list(spec.ports);
   if (ports.length === 0 && type !== 'ExternalName' && spec.clusterIP !== 'None') {
     out.push(issue('Required', 'spec.ports', ''));
   }
   ports.forEach((port, i) => {
     if (!isObject(port)) return;
-    const { port: number, protocol } = port;
+    const { port: number } = port;
     if (typeof number === 'number' && (number < 1 || number > 65535)) {
       out.push(issue('Invalid', `spec.ports[${i}].port`, number, 'must be between 1 and 65535, inclusive'));
     }
-    if (typeof protocol === 'string' && !PROTOCOLS.includes(protocol))
-      notSupported(out, `spec.ports[${i}].protocol`, protocol, PROTOCOLS);
   });
 };
 
@@ -221,7 +211,7 @@ const WORKLOAD = ['Always'];
 const RUN_TO_COMPLETION = ['OnFailure', 'Never'];
 
 const RULES: Record<string, readonly Rule[]> = {
-  'v1 Pod': [(o, out) => podSpec('spec', o.spec, ['Always', 'OnFailure', 'Never'], out)],
+  'v1 Pod': [(o, out) => podSpec('spec', o.spec, RESTART_POLICIES, out)],
   'v1 PersistentVolumeClaim': [(o, out) => claimSpec('spec', o.spec, out)],
   'v1 Service': [service],
   'v1 ConfigMap': [configKeys('data', 'binaryData')],

@@ -113,7 +113,7 @@ describe('validateChild', () => {
     ]);
   });
 
-  it('refuses duplicate container names, a bad pull policy and restart policies the kind does not take', () => {
+  it('refuses a container name used twice, a pull policy not in the enum and restart policies the kind does not take', () => {
     const twice = deployment({ template: undefined });
     twice.spec.template = {
       metadata: { labels: { app: 'web' } },
@@ -126,9 +126,8 @@ describe('validateChild', () => {
       },
     } as never;
     expect(fields(twice)).toEqual([
-      'spec.template.spec.containers[1]: Duplicate value: {"name":"web"}',
       'spec.template.spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
-      'spec.template.spec.containers[1].name: Duplicate value: "web"',
+      'spec.template.spec.containers[1]: Duplicate value: {"name":"web"}',
       'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
     ]);
     const job = {
