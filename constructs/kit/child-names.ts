@@ -29,7 +29,7 @@ const DNS_1123_SUBDOMAIN: NameRule = {
   pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
   what: 'a DNS-1123 subdomain: lower-case letters, digits, "-" and "."',
 };
-/** RBAC objects take any path segment (`system:reader`). */
+/** RBAC objects and PodDisruptionBudgets take any path segment (`system:reader`). */
 const PATH_SEGMENT: NameRule = {
   max: Infinity,
   pattern: /^(?!\.\.?$)[^/%]+$/,
@@ -51,6 +51,8 @@ const CRON_JOB_NAME: NameRule = {
 
 /** The name rules of the kinds that differ from the rule of most: a DNS-1123 subdomain. */
 const NAME_RULES: Record<string, NameRule> = {
+  'apps/v1 StatefulSet': DNS_1123_LABEL,
+  'policy/v1 PodDisruptionBudget': PATH_SEGMENT,
   'batch/v1 Job': JOB_NAME,
   'batch/v1 CronJob': CRON_JOB_NAME,
   'v1 Service': DNS_1035_LABEL,

@@ -89,9 +89,9 @@ export function kubernetesVersion(): string {
   return loaded().version;
 }
 
-/** Whether `validateChild` knows the kind of `apiVersion` and `kind`. */
-export function hasKubernetesSchema(apiVersion: string, kind: string): boolean {
-  return loaded().ofKind(apiVersion, kind) !== undefined;
+/** The schema `validateChild` checks a kind against, references resolved; undefined when it has none. */
+export function kubernetesSchema(apiVersion: string, kind: string): JSONSchemaProps | undefined {
+  return loaded().ofKind(apiVersion, kind);
 }
 
 /**

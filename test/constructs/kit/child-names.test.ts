@@ -84,6 +84,17 @@ describe('a name that becomes a label value', () => {
     );
   });
 
+  it('takes the names the API server takes of a StatefulSet (a DNS label) and a PodDisruptionBudget (a path segment)', () => {
+    expect(detail([child('apps/v1', 'StatefulSet', 's'.repeat(64))])).toBe(
+      `the spec makes StatefulSet name "${'s'.repeat(64)}" 64 characters; the API server accepts at most 63`,
+    );
+    expect(() =>
+      checkChildNames({ metadata: { name: 'web' } }, [
+        child('policy/v1', 'PodDisruptionBudget', `A_b:${'p'.repeat(300)}`),
+      ]),
+    ).not.toThrow();
+  });
+
   it('refuses a CronJob over 52 characters: its Jobs are named after it', () => {
     expect(() =>
       checkChildNames({ metadata: { name: 'web' } }, [child('batch/v1', 'CronJob', 'c'.repeat(52))]),
