@@ -108,7 +108,8 @@ export function validateChild(child: unknown): FieldError[] | undefined {
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') return undefined;
   const schema = loaded().ofKind(apiVersion, kind);
   if (!schema) return undefined;
-  const issues: Issue[] = decode(object, schema);
+  // The file keeps no defaults: what the API server defaults does not change what it refuses here.
+  const issues: Issue[] = decode(object, schema, false);
   issues.push(...validateObjectMeta(object.metadata, true).filter((i) => i.field !== 'metadata.name'));
   validateNode(object, schema, '', issues);
   validateListTypes(object, schema, '', issues);
