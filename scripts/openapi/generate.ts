@@ -144,7 +144,9 @@ export function generate(): KubernetesOpenApi {
   const kinds: Record<string, string> = {};
   const all: Record<string, Schema> = {};
   for (const apiVersion of groupVersions()) {
-    const path = apiVersion.includes('/') ? `/openapi/v3/apis/${apiVersion}` : `/openapi/v3/api/${apiVersion}`;
+    const path = apiVersion.includes('/')
+      ? `/openapi/v3/apis/${apiVersion}`
+      : `/openapi/v3/api/${apiVersion}`;
     const doc = JSON.parse(kubectl('get', '--raw', path)) as OpenApiDocument;
     for (const [kind, name] of creatableKinds(apiVersion, doc)) kinds[kind] = name;
     Object.assign(all, doc.components?.schemas ?? {});
@@ -160,7 +162,11 @@ export function generate(): KubernetesOpenApi {
     pending.push(...refsOf(schemas[name]));
   }
   const sorted = <T>(record: Record<string, T>) =>
-    Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]]));
+    Object.fromEntries(
+      Object.keys(record)
+        .sort()
+        .map((k) => [k, record[k]]),
+    );
   return { kubernetes: version, kinds: sorted(kinds), schemas: sorted(schemas) };
 }
 
