@@ -8,6 +8,7 @@ import { builtinKinds } from '../constructs/builtin';
 import { createLogger } from '../controller/log';
 import { DEFAULT_SETTINGS, runController, type ControllerSettings } from '../controller/run';
 import { KINDS_FLAGS, KINDS_HELP, KindsError, loadKinds } from './kinds';
+import { KubeconfigError } from '../controller/kube/kubeconfig';
 
 const CONTROLLER_HELP = `Usage: reconstruct controller [options]
 
@@ -140,6 +141,10 @@ export async function controllerCommand(argv: string[]): Promise<number> {
   try {
     return await runController(kinds, { ...settings, log });
   } catch (err) {
+    if (err instanceof KubeconfigError) {
+      process.stderr.write(`reconstruct controller: ${err.message}\n`);
+      return 2;
+    }
     log.error('controller failed', {
       error: err instanceof Error ? (err.stack ?? err.message) : String(err),
     });

@@ -24,7 +24,11 @@ Options:
 ${KINDS_HELP}
   -h, --help            show this help
 
-Exit status: 0 when every resource shown is Ready, 1 when one is not (or none was found), 2 on an error.
+A resource being deleted says so, with the finalizers that hold it (its Ready condition says why, in
+its kind's words).
+
+Exit status: 0 when every resource shown is Ready, 1 when one is not or is being deleted (or none was
+found), 2 on an error.
 `;
 
 /** The kind `word` names, as kubectl resolves a resource name. */
@@ -53,7 +57,14 @@ export function formatTree(tree: Tree): string {
     `${tree.kind} ${where}  Ready=${ready?.status ?? 'Unknown'}${ready?.reason ? ` ${ready.reason}` : ''}`,
   ];
   if (ready?.message) lines.push(`  ${ready.message}`);
+  const { deletion } = tree;
+  if (deletion) {
+    const held = deletion.finalizers.length > 0 ? `, held by ${deletion.finalizers.join(', ')}` : '';
+    lines.push(`  being deleted since ${deletion.since}${held}`);
+  }
+  // The API server gives a resource being deleted a new generation: not a spec change.
   if (
+    !deletion &&
     tree.observedGeneration !== undefined &&
     tree.generation !== undefined &&
     tree.observedGeneration < tree.generation
@@ -73,6 +84,13 @@ export function formatTree(tree: Tree): string {
     lines.push(`${branch} ${MARK[c.state]} ${label}  ${why}`);
   });
   return `${lines.join('\n')}\n`;
+}
+
+/** 0 when every resource is Ready and none is being deleted (one held by a finalizer is not done), else 1. */
+export function exitStatus(trees: readonly Tree[]): 0 | 1 {
+  const done = (t: Tree) =>
+    !t.deletion && t.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+  return trees.every(done) ? 0 : 1;
 }
 
 export async function treeCommand(
@@ -127,8 +145,7 @@ export async function treeCommand(
         ? `${JSON.stringify(name ? trees[0] : trees, null, 2)}\n`
         : trees.map(formatTree).join('\n'),
     );
-    const ready = trees.every((t) => t.conditions.some((c) => c.type === 'Ready' && c.status === 'True'));
-    return ready ? 0 : 1;
+    return exitStatus(trees);
   } catch (e) {
     err.write(`reconstruct tree: ${(e as Error).message}\n`);
     return 2;

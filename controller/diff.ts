@@ -21,7 +21,7 @@ import {
   type Manifest,
 } from '../constructs/kit';
 import { kindKey } from '../constructs/kit/api-kind';
-import { Writer } from './writer';
+import { KubeWriter } from './writer';
 import { EventRecorder } from './events';
 import type { KubeClient } from './kube/client';
 import { ApiError } from './kube/errors';
@@ -75,7 +75,7 @@ type Recorded = {
  * not show status). A patch of the resource itself (a finalizer) is applied to `resource` here: the
  * resource may not exist yet, its creation being part of what is shown.
  */
-class RecordingWriter extends Writer {
+class RecordingWriter extends KubeWriter {
   readonly writes: Recorded[] = [];
 
   constructor(
@@ -201,14 +201,14 @@ export async function planChanges(
   const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
   const dry = dryRunClient(client);
   const changes: PlannedChange[] = [];
-  const reader = new Writer(client, fieldManager);
+  const reader = new KubeWriter(client, fieldManager);
   const readObject = (type: ApiKind, ns: string | undefined, n: string) =>
     reader.read<KubeObject>(type, type.namespaced ? ns : undefined, n);
 
   // The resource as `kubectl apply --server-side` would store it: the API server's defaults, a new
   // generation for a spec change, the live status and uid (a new one gets a uid of its own for the run).
   const before = await readObject(definition, namespace, name);
-  const applied = await new Writer(dry, options.userFieldManager ?? 'kubectl').apply(definition, {
+  const applied = await new KubeWriter(dry, options.userFieldManager ?? 'kubectl').apply(definition, {
     ...(resource as unknown as Manifest),
     metadata: { ...resource.metadata, ...(namespace ? { namespace } : {}) },
   });

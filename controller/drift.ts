@@ -14,7 +14,7 @@
 import type { ApiKind, Manifest } from '../constructs/kit';
 import type { Writer } from './writer';
 import { firstDifference, hashObject } from './converge';
-import { ApiError } from './kube/errors';
+import { ApiError, immutableFields } from './kube/errors';
 import type { Logger } from './log';
 
 type Json = unknown;
@@ -117,8 +117,9 @@ export class DriftRepair {
     try {
       written = await this.writer.apply(type, body);
     } catch (err) {
-      // Invalid after the merge (a duplicate port name, say): the live object has entries in the way.
-      if (!(err instanceof ApiError && err.status === 422)) throw err;
+      // Invalid after the merge (a duplicate port name, say): the live object has entries in the way. A
+      // change to an immutable field is no drift: no patch makes it either (see replace.ts).
+      if (!(err instanceof ApiError && err.status === 422) || immutableFields(err).length > 0) throw err;
       const repaired = await this.repair(type, key, body, log);
       if (!repaired) throw err;
       return { written: await this.writer.apply(type, body), repaired };

@@ -7,6 +7,7 @@ import {
   OWNER_UID_ANNOTATION,
   RETAIN_ANNOTATION,
   childReadiness,
+  isWriteOnly,
   type ApiKind,
   type ClusterView,
   type Kind,
@@ -16,7 +17,7 @@ import {
 } from '../constructs/kit';
 import { childKindOf } from '../constructs/kit/child-kinds';
 import { onlyFields, policyOf, withoutFields, type ParsedChildPolicy } from '../constructs/kit/child-policy';
-import { withAppliedHash } from './converge';
+import { APPLIED_HASH_ANNOTATION, withAppliedHash } from './converge';
 
 /**
  * Whether `obj` belongs to the resource of `uid`: through its controller ownerReference, or, for a
@@ -72,9 +73,33 @@ export interface ChildOutcome {
   readonly blocker?: string;
 }
 
+const notYetUpdated = (intent: Intent): Readiness => ({
+  ready: false,
+  reason: 'Progressing',
+  message: `${intent.child.kind} ${intent.child.metadata.name}: not yet updated to the current spec`,
+});
+
+/** The namespace of a child's object (a namespaced child the construct left without one is the resource's). */
+const namespaceOf = (intent: Intent, namespace: string | undefined) =>
+  intent.type.namespaced ? (intent.child.metadata.namespace ?? namespace) : undefined;
+
+/**
+ * Whether the cached object of a child is the one the last apply wrote: it carries the applied hash of
+ * what this reconcile wants. A create-only child is never updated, so any object of it is.
+ */
+function isCurrent(intent: Intent, live: KubeObject): boolean {
+  return (
+    intent.policy.createOnly ||
+    live.metadata.annotations?.[APPLIED_HASH_ANNOTATION] ===
+      intent.applied.metadata.annotations?.[APPLIED_HASH_ANNOTATION]
+  );
+}
+
 /**
  * The first sibling the child waits for (its policy's `waitFor`) that is not ready, with why; undefined
- * when it may go ahead.
+ * when it may go ahead. A sibling is ready once the object in the cluster is the one this reconcile wants
+ * (applied, and seen back: a Job of the new version, not the old one that completed) and is ready by its
+ * kind's rules.
  */
 export function waitingFor(
   intent: Intent,
@@ -85,9 +110,28 @@ export function waitingFor(
   for (const { kind, name } of intent.policy.waitFor) {
     const sibling = all.find((i) => i.child.kind === kind && i.child.metadata.name === name);
     if (!sibling) continue; // synthesize refuses a wait for a child it did not render
-    const ns = sibling.type.namespaced ? (sibling.child.metadata.namespace ?? namespace) : undefined;
-    const readiness = childReadiness(sibling.child, view.get(sibling.type, ns, name));
+    const live = view.get(sibling.type, namespaceOf(sibling, namespace), name);
+    if (live && !isCurrent(sibling, live)) return notYetUpdated(sibling);
+    const readiness = childReadiness(sibling.child, live);
     if (!readiness.ready) return readiness;
+  }
+  return undefined;
+}
+
+/**
+ * The first child whose cached object is not yet the one this reconcile applied: an update written a
+ * moment ago, which the cache shows only once its watch event comes. Until then the cache's object says
+ * how the old spec does, and a Ready computed from it would be Ready for a spec not yet rolled out.
+ */
+export function notYetCurrent(
+  all: readonly Intent[],
+  view: ClusterView,
+  namespace: string | undefined,
+): Readiness | undefined {
+  for (const intent of all) {
+    if (isWriteOnly(intent.type)) continue;
+    const live = view.get(intent.type, namespaceOf(intent, namespace), intent.child.metadata.name);
+    if (live && !isCurrent(intent, live)) return notYetUpdated(intent);
   }
   return undefined;
 }

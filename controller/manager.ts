@@ -20,7 +20,7 @@ import {
   type LabelMatch,
 } from '../constructs/kit';
 import { kindKey } from '../constructs/kit/api-kind';
-import { Writer } from './writer';
+import { KubeWriter } from './writer';
 import { EventRecorder } from './events';
 import { Informer, type InformerObserver, type InformerOptions } from './informer';
 import { ConnectionProbe } from './connection-probe';
@@ -81,7 +81,7 @@ export class Manager implements ClusterView {
       kinds.kinds.map((k) => k.kind),
       options.workers,
     );
-    const writer = new Writer(client, options.fieldManager);
+    const writer = new KubeWriter(client, options.fieldManager);
     this.probe = new ConnectionProbe(
       client,
       {

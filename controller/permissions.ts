@@ -1,8 +1,9 @@
 /**
- * The RBAC rules the controller needs, derived from what its code does with the kinds it runs: their
- * resources, children, extra watches and syncs. The install grants exactly these, and no wildcards.
- * docs/RBAC.md says which code path uses each verb; the cluster tests run every controller under these
- * rules and fail on any 403.
+ * The RBAC rules the controller needs, derived from what its code does with the kinds it runs (their
+ * resources, children, extra watches and finalizers), plus what each kind declares its own work needs
+ * (`permissions`: a sync's patches, `bind` on a ClusterRole it hands out). The install grants exactly
+ * these, and no wildcards. docs/RBAC.md says which code path uses each verb; the cluster tests run every
+ * controller under these rules and fail on any 403.
  */
 import {
   CUSTOM_RESOURCE_DEFINITION,
@@ -12,11 +13,13 @@ import {
   type ApiKind,
   type Kind,
 } from '../constructs/kit';
+import { KUBERNETES_VERBS } from '../constructs/kit/permission';
 
 export interface PolicyRule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  resourceNames?: string[];
 }
 
 /** The rules, split by where a namespaced install grants them. */
@@ -35,16 +38,29 @@ interface ScopedRules {
 /** The namespace of Events about cluster-scoped objects (controller/events.ts writes them there). */
 const CLUSTER_EVENT_NAMESPACE = 'default';
 
-const ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+/** The verbs in a rule in this order, the others (bind, escalate, ...) after them. */
+const ORDER = KUBERNETES_VERBS;
 
-/** Every grant, keyed by group, resource and whether it is namespaced. */
-function grants(
-  kinds: readonly Kind[],
-): Map<string, { type: ApiKind; resource: string; verbs: Set<string> }> {
-  const found = new Map<string, { type: ApiKind; resource: string; verbs: Set<string> }>();
-  const grant = (type: ApiKind, resource: string, verbs: string[]) => {
-    const key = `${groupOf(type)}\u0000${resource}`;
-    const entry = found.get(key) ?? { type, resource, verbs: new Set<string>() };
+interface Grant {
+  type: ApiKind;
+  resource: string;
+  verbs: Set<string>;
+  /** Only these objects; all of the resource when empty. */
+  names: readonly string[];
+}
+
+/** Every grant, keyed by group, resource and the names it is limited to. */
+function grants(kinds: readonly Kind[]): Map<string, Grant> {
+  const found = new Map<string, Grant>();
+  const grant = (
+    type: ApiKind,
+    resource: string,
+    verbs: readonly string[],
+    names: readonly string[] = [],
+  ) => {
+    const sorted = [...new Set(names)].sort();
+    const key = `${groupOf(type)}\u0000${resource}\u0000${sorted.join('\u0000')}`;
+    const entry = found.get(key) ?? { type, resource, verbs: new Set<string>(), names: sorted };
     verbs.forEach((v) => entry.verbs.add(v));
     found.set(key, entry);
   };
@@ -67,9 +83,11 @@ function grants(
       // retained child. delete: pruning, with a uid precondition. Nothing is ever updated (PUT).
       else grant(child, child.plural, ['get', 'list', 'watch', 'create', 'patch', 'delete']);
     }
-    // Extra watches are caches too; a sync merge-patches objects of the kinds it watches (it sees no others).
-    for (const watch of kind.watches) {
-      grant(watch.type, watch.type.plural, kind.sync ? ['list', 'watch', 'patch'] : ['list', 'watch']);
+    // Extra watches are caches: read only. What a sync writes, the kind declares.
+    for (const watch of kind.watches) grant(watch.type, watch.type.plural, ['list', 'watch']);
+    for (const p of kind.permissions) {
+      const resource = p.subresource ? `${p.type.plural}/${p.subresource}` : p.type.plural;
+      grant(p.type, resource, p.verbs, p.resourceNames);
     }
   }
   // Events are created, and a repeat within the aggregation window patches the count (controller/events.ts).
@@ -81,16 +99,32 @@ function grants(
   return found;
 }
 
-function toRules(entries: Iterable<{ type: ApiKind; resource: string; verbs: Set<string> }>): PolicyRule[] {
+function toRules(entries: Iterable<Grant>): PolicyRule[] {
+  const sortKey = (r: PolicyRule) =>
+    `${r.apiGroups[0]}/${r.resources[0]} ${(r.resourceNames ?? []).join(',')}`;
   return [...entries]
-    .map(({ type, resource, verbs }) => ({
+    .map(({ type, resource, verbs, names }) => ({
       apiGroups: [groupOf(type)],
       resources: [resource],
       verbs: ORDER.filter((v) => verbs.has(v)),
+      ...(names.length > 0 ? { resourceNames: [...names] } : {}),
     }))
-    .sort((a, b) =>
-      `${a.apiGroups[0]}/${a.resources[0]}`.localeCompare(`${b.apiGroups[0]}/${b.resources[0]}`),
-    );
+    .sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
+}
+
+/**
+ * Whether the rules of `kind` let the controller `verb` the object `name` of `type`: a sync's patch is
+ * checked before it is sent, so that a kind that forgot to declare it fails in its unit tests, naming
+ * what to declare, rather than with a 403 in a cluster.
+ */
+export function kindMay(kind: Kind, type: ApiKind, verb: string, name: string): boolean {
+  return [...grants([kind]).values()].some(
+    (g) =>
+      groupOf(g.type) === groupOf(type) &&
+      g.resource === type.plural &&
+      g.verbs.has(verb) &&
+      (g.names.length === 0 || g.names.includes(name)),
+  );
 }
 
 /** Every rule, for a controller that watches all namespaces: one ClusterRole. */

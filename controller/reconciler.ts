@@ -1,12 +1,14 @@
 /**
  * One reconcile of one custom resource, the same for every kind, in phases read top to bottom in
- * `reconcile`: the finalizer (`finalize`), synthesis of the children with the function the offline renderer
- * uses (a spec the construct refuses is terminal: a condition, no retry), the apply of each child by its
- * policy (`applyChild`: create-only ones created once, ignored fields left to their owner, waiting ones held
- * back, foreign ones reported; each says what it did as an outcome), then events from the outcomes, the
- * prune of what it made and no longer wants (`prune`, releasing retained ones), its kind's sync (NodePool's
- * nodes), and status, written only when it changed. Level-based: everything is computed from the current
- * world, so a missed event or a restart is harmless.
+ * `reconcile`: the finalizer (`finalize.ts`: a resource being deleted is held or released there),
+ * synthesis of the children with the function the offline renderer uses (a spec the construct refuses is
+ * terminal: a condition, no retry), the apply of each child by its policy (`applyChild`: create-only ones
+ * created once, ignored fields left to their owner, waiting ones held back, foreign ones reported; each
+ * says what it did as an outcome), then events from the outcomes, the prune of what it made and no longer
+ * wants (`prune`, releasing retained ones), its kind's sync (NodePool's nodes, `finalize.ts`), and status,
+ * written only when it changed. Level-based: everything is computed from the current world, so a missed
+ * event or a restart is harmless. Over 400 lines because the phases read best in one place; each phase's
+ * own machinery lives in a module of its own.
  */
 import {
   ADOPT_ANNOTATION,
@@ -17,10 +19,10 @@ import {
   type ClusterView,
   type CustomResource,
   type Kind,
-  type KindSync,
   type KubeObject,
   type Manifest,
   type Readiness,
+  type SyncWait,
 } from '../constructs/kit';
 import { withGeneratedValues } from '../constructs/kit/child-policy';
 import type { Writer } from './writer';
@@ -29,14 +31,16 @@ import { Blockers, type BlockedResource } from './blocked';
 import { applyNeeded } from './converge';
 import { DriftRepair } from './drift';
 import { ChildError } from '../constructs/kit/child-kinds';
-import { intentOf, ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
+import { intentOf, notYetCurrent, ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import type { EventRecorder } from './events';
-import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/errors';
+import { ApiError, immutableFields, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/errors';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
 import { prune } from './prune';
 import { NotReadyRecheck } from './recheck';
-import { ProgressHold, nextStatus } from './status';
+import { replaceImmutable } from './replace';
+import { ProgressHold, nextStatus, statusFields } from './status';
+import { Finalizer, waitReadiness } from './finalize';
 import { createdChildrenOf, sameRecords, WriteOnlyChildren, type CreatedChild } from './write-only';
 
 export type { BlockedResource } from './blocked';
@@ -75,6 +79,7 @@ export class Reconciler {
    */
   private readonly unseen = new Map<string, Map<string, string>>();
   private readonly writeOnly: WriteOnlyChildren;
+  private readonly finalizer: Finalizer;
   private readonly drift: DriftRepair;
   private readonly blockers = new Blockers();
   /** See Blockers. */
@@ -95,6 +100,7 @@ export class Reconciler {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.writeOnly = new WriteOnlyChildren(writer, now);
+    this.finalizer = new Finalizer(view, writer, events, now);
     this.drift = new DriftRepair(writer, log);
   }
 
@@ -122,12 +128,13 @@ export class Reconciler {
       this.blockers.set(key, []);
       this.progress.forget(key);
       this.recheck.forget(key);
+      this.finalizer.forget(key);
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
-    const { sync } = definition;
     const { metadata } = resource;
-    if (await this.finalize(definition, resource, log)) return {};
+    const finalized = await this.finalizer.finalize(definition, resource, log);
+    if (finalized) return finalized;
     // A namespace being deleted takes its resources and children with it: re-creating children there is
     // a fight the namespace controller wins, one refused write at a time.
     const terminatingUntil = namespace !== undefined ? this.terminating.get(namespace) : undefined;
@@ -202,12 +209,13 @@ export class Reconciler {
     waiting.sort();
     if (waiting.length > 0) this.events.emit(resource, 'Normal', 'Waiting', waiting.join('; '));
     // Nothing goes while something failed to apply: what replaces it may not be there.
+    let syncWaits: SyncWait[] = [];
     if (failures.length === 0) {
       const { view, writer, events, writeOnly } = this;
       await prune({ view, writer, events, writeOnly }, definition, resource, wanted, created, log);
       // Without what was pruned (remembered before, in case pruning fails, with what was just created).
       this.writeOnly.remember(key, metadata.uid ?? '', created);
-      if (sync) await this.runSync(sync, resource, false, log);
+      syncWaits = await this.finalizer.sync(definition, resource, log);
     }
 
     // Children just created come back as watch events within milliseconds, and the reconcile they bring
@@ -222,10 +230,18 @@ export class Reconciler {
     ) {
       return { requeueAfterMs: this.recheck.afterMs(key, resource) };
     }
-    const context = { resource, children: desired.map((d) => d.child), view: this.view };
+    const context = {
+      resource,
+      children: desired.map((d) => d.child),
+      view: this.view,
+      ...(waiting.length > 0
+        ? { waiting: { ready: false, reason: 'Waiting', message: waiting.join('; ') } }
+        : {}),
+    };
     const fields = { ...definition.status(context), ...records };
-    let readiness: Readiness = definition.ready(context);
-    if (waiting.length > 0) readiness = { ready: false, reason: 'Waiting', message: waiting.join('; ') };
+    let readiness: Readiness = syncWaits.length > 0 ? waitReadiness(syncWaits) : definition.ready(context);
+    // Ready for this spec only once the cache shows what this reconcile applied (an update's event lags it).
+    if (readiness.ready) readiness = notYetCurrent(desired, this.view, namespace) ?? readiness;
     if (conflicts.length > 0) {
       const message =
         `${conflicts.sort().join(', ')} already exists and is not managed by ${definition.kind}` +
@@ -274,52 +290,11 @@ export class Reconciler {
   ): Promise<void> {
     const resource = this.view.get(definition, namespace, name) as (KubeObject & CustomResource) | undefined;
     if (!resource || resource.metadata.deletionTimestamp) return;
-    const rest: Record<string, unknown> = { ...(resource.status as object | undefined) };
-    delete rest.conditions;
-    delete rest.observedGeneration;
-    await this.writeStatus(definition, resource, rest, {
+    await this.writeStatus(definition, resource, statusFields(resource), {
       ready: false,
       reason: 'Unavailable',
       message: `not reconciled: ${message}`,
     });
-  }
-
-  /**
-   * The finalizer phase, for a kind with a sync: a resource being deleted has its sync undone and its
-   * finalizer released; one without the finalizer gets it. True when the reconcile ends here (the
-   * finalizer's update brings the resource back).
-   */
-  private async finalize(
-    definition: Kind,
-    resource: KubeObject & CustomResource,
-    log: Logger,
-  ): Promise<boolean> {
-    const { sync } = definition;
-    const { metadata } = resource;
-    const { namespace, name } = metadata;
-    if (metadata.deletionTimestamp) {
-      if (sync && metadata.finalizers?.includes(sync.finalizer)) {
-        await this.runSync(sync, resource, true, log);
-        await this.writer.mergePatch(definition, namespace, name, {
-          metadata: {
-            resourceVersion: metadata.resourceVersion,
-            finalizers: metadata.finalizers.filter((f) => f !== sync.finalizer),
-          },
-        });
-        log.info('cleaned up and released the finalizer');
-      }
-      return true;
-    }
-    if (sync && !metadata.finalizers?.includes(sync.finalizer)) {
-      await this.writer.mergePatch(definition, namespace, name, {
-        metadata: {
-          resourceVersion: metadata.resourceVersion,
-          finalizers: [...(metadata.finalizers ?? []), sync.finalizer],
-        },
-      });
-      return true;
-    }
-    return false;
   }
 
   /**
@@ -417,6 +392,8 @@ export class Reconciler {
         if (applied.repaired) why = `repaired drift in ${applied.repaired.join(', ')}`;
       }
     } catch (err) {
+      const immutable = live ? immutableFields(err) : [];
+      if (live && immutable.length > 0) return replaceImmutable(this.writer, intent, live, immutable, log);
       return failed(`apply ${label}`, err);
     }
     if (!live) {
@@ -445,19 +422,6 @@ export class Reconciler {
     const intents = asParsedJson(children).map((child) => intentOf(definition, child));
     if (generation !== undefined) this.syntheses.set(key, { uid, generation, intents });
     return intents;
-  }
-
-  private async runSync(
-    sync: KindSync,
-    resource: CustomResource,
-    deleting: boolean,
-    log: Logger,
-  ): Promise<void> {
-    for (const { type, obj, patch } of sync.plan(resource, this.view, deleting)) {
-      await this.writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, patch);
-      const object = `${type.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
-      log.info(deleting ? 'undid sync' : 'synced', { object });
-    }
   }
 
   /** Writes status through the status subresource, only when it differs from what is there. */

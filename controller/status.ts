@@ -47,6 +47,14 @@ export function nextStatus(
   return sameJson(next, current) ? undefined : next;
 }
 
+/** The kind's own fields of a resource's status as it is: all but `observedGeneration` and `conditions`. */
+export function statusFields(resource: CustomResource): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...(resource.status as object | undefined) };
+  delete fields.conditions;
+  delete fields.observedGeneration;
+  return fields;
+}
+
 /**
  * How long a status that only reports progress (see onlyProgress) waits before it is written: the steps of
  * a rollout that follow within it go out in one write. Ready, a new reason or a new generation go at once.

@@ -38,6 +38,8 @@ export interface Tree {
   readonly name: string;
   readonly generation?: number;
   readonly observedGeneration?: number;
+  /** Set while the resource is being deleted: since when, and the finalizers that still hold it. */
+  readonly deletion?: { readonly since: string; readonly finalizers: readonly string[] };
   readonly conditions: readonly { type: string; status: string; reason?: string; message?: string }[];
   readonly children: readonly TreeChild[];
 }
@@ -76,7 +78,7 @@ export async function treeOf(
   definition: Kind,
   resource: KubeObject & CustomResource,
 ): Promise<Tree> {
-  const { namespace, name, uid, generation } = resource.metadata;
+  const { namespace, name, uid, generation, deletionTimestamp, finalizers } = resource.metadata;
   const status = (resource.status ?? {}) as {
     observedGeneration?: number;
     conditions?: Tree['conditions'];
@@ -161,6 +163,7 @@ export async function treeOf(
     name,
     ...(generation !== undefined ? { generation } : {}),
     ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
+    ...(deletionTimestamp ? { deletion: { since: deletionTimestamp, finalizers: finalizers ?? [] } } : {}),
     conditions: status.conditions ?? [],
     children,
   };

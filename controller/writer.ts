@@ -26,7 +26,35 @@ export function applyRequest(path: string, body: unknown, fieldManager: string):
   };
 }
 
-export class Writer {
+/**
+ * What the reconciler writes through (and reads with, the odd time): KubeWriter against the API server, a
+ * dry run of it (`reconstruct diff`), the in-memory cluster's recorder (`cdk8s-reconstruct/testing`).
+ */
+export interface Writer {
+  /** The field manager of server-side applies. */
+  readonly fieldManager: string;
+  /** The object as the API server has it now, or undefined when there is none. */
+  read<T = Manifest>(type: ApiKind, namespace: string | undefined, name: string): Promise<T | undefined>;
+  /** Server-side apply with force, under `fieldManager` (default: this writer's). */
+  apply(type: ApiKind, body: Manifest, fieldManager?: string): Promise<Manifest>;
+  /** Applies the status subresource: the fields we stop setting are removed. */
+  applyStatus(
+    type: ApiKind,
+    resource: Pick<CustomResource, 'apiVersion' | 'kind' | 'metadata'>,
+    status: Record<string, unknown>,
+  ): Promise<unknown>;
+  /** A JSON merge patch; with metadata.resourceVersion in it, it fails with 409 if the object changed. */
+  mergePatch(type: ApiKind, namespace: string | undefined, name: string, patch: unknown): Promise<unknown>;
+  /** A JSON patch (RFC 6902): with a `test` of metadata.resourceVersion, it fails if the object changed. */
+  jsonPatch(type: ApiKind, namespace: string | undefined, name: string, ops: unknown[]): Promise<unknown>;
+  /** Deletes exactly the object of that uid: a newer one of the same name is spared. */
+  delete(type: ApiKind, namespace: string | undefined, name: string, uid: string): Promise<unknown>;
+  /** Creates the object; fails with 409 when one of that name exists (it never overwrites). */
+  create(type: ApiKind, namespace: string | undefined, body: unknown): Promise<unknown>;
+}
+
+/** The Writer against the API server, through the client. */
+export class KubeWriter implements Writer {
   constructor(
     private readonly client: KubeClient,
     readonly fieldManager: string,

@@ -12,9 +12,14 @@
  * exists; delete's uid precondition; the status subresource; admission of a resource by its kind's CRD
  * (putResource, setSpec: schema, defaults and CEL rules, transition rules on an update, with the
  * offline validator); a write-only child kind, which the view refuses to show (the controller has no
- * cache of it). What it does not: admission of children (the API server's core types), other
- * controllers (a Deployment's status stays what the test puts), the garbage collector, and watch events
- * (the test calls reconcile()).
+ * cache of it); deletion as the API server does it: an object with finalizers gets a
+ * metadata.deletionTimestamp (from `clock`; a resource with a generation gets a new one) and stays until
+ * a write empties its finalizers, no finalizer can be added to it meanwhile, and an object that goes
+ * takes with it, as the garbage collector's background propagation does, every object whose
+ * ownerReferences name its uid (each deleted the same way, finalizers and all). What it does not:
+ * admission of children (the API server's core types), other controllers (a Deployment's status stays
+ * what the test puts; a Namespace that goes leaves its objects), foreground and orphan propagation, and
+ * watch events (the test calls reconcile()).
  */
 import {
   LABEL_MANAGED_BY,
@@ -84,6 +89,45 @@ export class AdmissionError extends Error {
     super(`${resource} is invalid: ${errors.map((e) => `${e.field || '<nil>'}: ${e.message}`).join(', ')}`);
     this.name = 'AdmissionError';
   }
+}
+
+/**
+ * Fields the API server refuses to change once an object has them (its validation, by kind): the ones a
+ * construct's change is likely to touch. A refusal is the 422 the API server sends, with its causes.
+ */
+const IMMUTABLE: Readonly<Record<string, readonly string[]>> = {
+  Job: ['spec.selector', 'spec.template', 'spec.completions'],
+  Deployment: ['spec.selector'],
+  ReplicaSet: ['spec.selector'],
+  DaemonSet: ['spec.selector'],
+  StatefulSet: ['spec.selector', 'spec.serviceName', 'spec.volumeClaimTemplates', 'spec.podManagementPolicy'],
+  Service: ['spec.clusterIP'],
+};
+
+function immutableRefusal(before: KubeObject, after: KubeObject): ApiError | undefined {
+  if (before.metadata.resourceVersion === undefined || before.metadata.resourceVersion === '')
+    return undefined;
+  const valueAt = (obj: KubeObject, field: string) =>
+    field
+      .split('.')
+      .reduce<unknown>(
+        (v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
+        obj,
+      );
+  const causes = (IMMUTABLE[after.kind ?? ''] ?? [])
+    .filter((field) => valueAt(before, field) !== undefined)
+    .filter((field) => JSON.stringify(valueAt(before, field)) !== JSON.stringify(valueAt(after, field)))
+    .map((field) => ({
+      reason: 'FieldValueInvalid',
+      field,
+      message: 'Invalid value: ...: field is immutable',
+    }));
+  if (causes.length === 0) return undefined;
+  const message = `${after.kind} "${after.metadata.name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`;
+  return new ApiError(422, message, {
+    reason: 'Invalid',
+    body: { kind: 'Status', status: 'Failure', reason: 'Invalid', message, details: { causes } },
+  });
 }
 
 /** The resource as the API server would store it (pruned, defaulted), or AdmissionError. */
@@ -213,6 +257,7 @@ export class InMemoryCluster implements ClusterView {
     s.others = mergePatched(s.others, patch) as Json;
     for (const body of s.applied.values()) unown(body, patch);
     this.bump(s);
+    this.settle(key(type, namespace, name));
   }
 
   /**
@@ -235,8 +280,44 @@ export class InMemoryCluster implements ClusterView {
     });
   }
 
+  /**
+   * Deletes an object as the API server does: one with finalizers is marked (deletionTimestamp, and a new
+   * generation if it has one) and stays until they are emptied; one without goes, and with it what it owns.
+   */
   remove(type: ApiKind, namespace: string | undefined, name: string): void {
-    this.stored.delete(key(type, namespace, name));
+    this.deleteStored(key(type, namespace, name));
+  }
+
+  private deleteStored(k: string): void {
+    const s = this.stored.get(k);
+    if (!s) return;
+    const { metadata } = this.object(s);
+    if ((metadata.finalizers ?? []).length === 0) return this.collect(k, s.uid);
+    if (metadata.deletionTimestamp) return;
+    const others = s.others as { metadata?: Json };
+    others.metadata = {
+      ...others.metadata,
+      deletionTimestamp: new Date(this.clock).toISOString().replace(/\.\d+Z$/, 'Z'),
+      ...(metadata.generation !== undefined ? { generation: metadata.generation + 1 } : {}),
+    };
+    this.bump(s);
+  }
+
+  /** Drops the object under `k`, then deletes its dependents: the garbage collector's background propagation. */
+  private collect(k: string, uid: string): void {
+    this.stored.delete(k);
+    for (const [dependent, s] of [...this.stored.entries()]) {
+      const refs = this.object(s).metadata.ownerReferences ?? [];
+      if (refs.some((ref) => ref.uid === uid)) this.deleteStored(dependent);
+    }
+  }
+
+  /** An object being deleted goes once a write has emptied its finalizers. */
+  private settle(k: string): void {
+    const s = this.stored.get(k);
+    if (!s) return;
+    const { metadata } = this.object(s);
+    if (metadata.deletionTimestamp && (metadata.finalizers ?? []).length === 0) this.collect(k, s.uid);
   }
 
   any(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined {
@@ -269,10 +350,11 @@ export class InMemoryCluster implements ClusterView {
   /** A writer with the controller's interface, recording each write and applying it here. */
   writer(fieldManager = 'reconstruct'): Writer {
     const writes = this.writes;
-    const writer = {
+    const writer: Writer = {
       fieldManager,
-      read: (type: ApiKind, namespace: string | undefined, name: string) =>
-        Promise.resolve(this.any(type, namespace, name)),
+      // What the API server has: the caller says what type it expects, as of the real writer's GET.
+      read: <T>(type: ApiKind, namespace: string | undefined, name: string) =>
+        Promise.resolve(this.any(type, namespace, name) as T | undefined),
       apply: (type: ApiKind, body: Manifest, manager = fieldManager) => {
         const { namespace, name } = body.metadata;
         writes.push({ verb: 'apply', kind: body.kind, name, fieldManager: manager, body });
@@ -284,15 +366,25 @@ export class InMemoryCluster implements ClusterView {
           s = { others: {}, applied: new Map(), uid: `uid-${++this.uids}`, resourceVersion: '' };
           this.stored.set(k, s);
         }
-        const before = JSON.stringify(this.object(s).spec);
+        const previous = this.object(s);
+        const before = JSON.stringify(previous.spec);
+        const earlier = s.applied.get(manager);
         s.applied.set(manager, structuredClone(body));
+        const refusal = immutableRefusal(previous, this.object(s));
+        if (refusal) {
+          if (earlier) s.applied.set(manager, earlier);
+          else s.applied.delete(manager);
+          return Promise.reject(refusal);
+        }
         // The API server counts spec changes in metadata.generation (status controllers observe it).
         if (JSON.stringify(this.object(s).spec) !== before) {
           const others = s.others as { metadata?: { generation?: number } };
           others.metadata = { ...others.metadata, generation: (this.object(s).metadata.generation ?? 0) + 1 };
         }
         this.bump(s);
-        return Promise.resolve(this.object(s) as Manifest);
+        const applied = this.object(s) as Manifest;
+        this.settle(k);
+        return Promise.resolve(applied);
       },
       create: (type: ApiKind, namespace: string | undefined, body: Manifest) => {
         writes.push({ verb: 'create', kind: body.kind, name: body.metadata.name, body });
@@ -305,15 +397,27 @@ export class InMemoryCluster implements ClusterView {
       },
       mergePatch: (type: ApiKind, namespace: string | undefined, name: string, patch: Json) => {
         const obj = this.any(type, namespace, name);
-        writes.push({ verb: 'patch', kind: obj?.kind ?? type.plural, name, body: patch });
-        if (!obj) return Promise.reject(new ApiError(404, 'not found'));
+        writes.push({ verb: 'patch', kind: obj?.kind ?? type.kind, name, body: patch });
+        if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
+        // With a resourceVersion, a merge patch fails rather than overwrite a change made since.
+        const expected = (patch.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
+        if (expected !== undefined && expected !== obj.metadata.resourceVersion) {
+          const message = `Operation cannot be fulfilled on ${type.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`;
+          return Promise.reject(new ApiError(409, message, { reason: 'Conflict' }));
+        }
+        const before = obj.metadata.finalizers ?? [];
+        const after = (mergePatched(obj, patch) as KubeObject).metadata.finalizers ?? [];
+        if (obj.metadata.deletionTimestamp && after.some((f) => !before.includes(f))) {
+          const message = `${obj.kind ?? type.kind} "${name}" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted`;
+          return Promise.reject(new ApiError(422, message, { reason: 'Invalid' }));
+        }
         this.patch(type, namespace, name, patch);
         return Promise.resolve({});
       },
       // Top-level paths only, as the controller's drift repair writes them.
       jsonPatch: (type: ApiKind, namespace: string | undefined, name: string, ops: JsonPatchOp[]) => {
         const obj = this.any(type, namespace, name);
-        writes.push({ verb: 'patch', kind: obj?.kind ?? type.plural, name, body: ops });
+        writes.push({ verb: 'patch', kind: obj?.kind ?? type.kind, name, body: ops });
         if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
         for (const op of ops) {
           const field = op.path.slice(1);
@@ -335,7 +439,7 @@ export class InMemoryCluster implements ClusterView {
       },
       delete: (type: ApiKind, namespace: string | undefined, name: string, uid?: string) => {
         const obj = this.any(type, namespace, name);
-        writes.push({ verb: 'delete', kind: obj?.kind ?? type.plural, name });
+        writes.push({ verb: 'delete', kind: obj?.kind ?? type.kind, name });
         if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
         // The controller deletes with a uid precondition: an object of the same name made since stays.
         if (uid && obj.metadata.uid !== uid) {
@@ -346,12 +450,15 @@ export class InMemoryCluster implements ClusterView {
       },
       applyStatus: (type: ApiKind, resource: Manifest, status: Json) => {
         writes.push({ verb: 'status', kind: resource.kind, name: resource.metadata.name, body: status });
+        if (!this.any(type, resource.metadata.namespace, resource.metadata.name)) {
+          return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
+        }
         this.patch(type, resource.metadata.namespace, resource.metadata.name, { status: null });
         this.patch(type, resource.metadata.namespace, resource.metadata.name, { status });
         return Promise.resolve({});
       },
     };
-    return writer as unknown as Writer;
+    return writer;
   }
 
   private running?: Reconciler;

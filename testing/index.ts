@@ -3,3 +3,7 @@
  * recording writer. See docs/GUIDE.md ("A reconcile test").
  */
 export { AdmissionError, InMemoryCluster, type Write } from './in-memory-cluster';
+/** What `InMemoryCluster.reconcile` answers: when the controller would look again. */
+export type { ReconcileResult } from '../controller/reconciler';
+/** One field an `AdmissionError` names, in the API server's words. */
+export type { FieldError } from '../constructs/kit/validate';

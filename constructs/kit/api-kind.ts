@@ -14,6 +14,20 @@ export interface ApiKind {
   readonly namespaced: boolean;
 }
 
+/** Whether a value has the shape of an ApiKind (for checks of a kind's definition). */
+export function isApiKind(value: unknown): value is ApiKind {
+  const k = value as Partial<ApiKind> | undefined;
+  return (
+    typeof k?.apiVersion === 'string' &&
+    k.apiVersion !== '' &&
+    typeof k.kind === 'string' &&
+    k.kind !== '' &&
+    typeof k.plural === 'string' &&
+    k.plural !== '' &&
+    typeof k.namespaced === 'boolean'
+  );
+}
+
 /** The API group of a kind or an apiVersion: `apps` for `apps/v1`, '' for the core group (`v1`). */
 export function groupOf(kind: Pick<ApiKind, 'apiVersion'> | string): string {
   const apiVersion = typeof kind === 'string' ? kind : kind.apiVersion;
@@ -46,12 +60,16 @@ export function kindKey(kind: Pick<ApiKind, 'apiVersion' | 'kind'>): string {
   return `${kind.apiVersion}/${kind.kind}`;
 }
 
-const kind = (apiVersion: string, kindName: string, plural: string, namespaced = true): ApiKind => ({
-  apiVersion,
-  kind: kindName,
-  plural,
-  namespaced,
-});
+/**
+ * An API kind the constants below do not name, e.g. `apiKind('cert-manager.io/v1', 'Certificate',
+ * 'certificates')` or, cluster-scoped, `apiKind('scheduling.k8s.io/v1', 'PriorityClass', 'priorityclasses',
+ * false)`. The plural is the resource in the API path (`kubectl api-resources` lists it, with whether it is
+ * namespaced). An object literal of the same four fields is the same thing.
+ */
+export function apiKind(apiVersion: string, kindName: string, plural: string, namespaced = true): ApiKind {
+  return { apiVersion, kind: kindName, plural, namespaced };
+}
+const kind = apiKind;
 
 export const CONFIG_MAP = kind('v1', 'ConfigMap', 'configmaps');
 export const SECRET = kind('v1', 'Secret', 'secrets');
@@ -59,16 +77,23 @@ export const SERVICE = kind('v1', 'Service', 'services');
 export const SERVICE_ACCOUNT = kind('v1', 'ServiceAccount', 'serviceaccounts');
 export const PERSISTENT_VOLUME_CLAIM = kind('v1', 'PersistentVolumeClaim', 'persistentvolumeclaims');
 export const POD = kind('v1', 'Pod', 'pods');
+export const PERSISTENT_VOLUME = kind('v1', 'PersistentVolume', 'persistentvolumes', false);
+export const RESOURCE_QUOTA = kind('v1', 'ResourceQuota', 'resourcequotas');
+export const LIMIT_RANGE = kind('v1', 'LimitRange', 'limitranges');
+export const ENDPOINTS = kind('v1', 'Endpoints', 'endpoints');
 export const NODE = kind('v1', 'Node', 'nodes', false);
 export const NAMESPACE = kind('v1', 'Namespace', 'namespaces', false);
 export const EVENT = kind('v1', 'Event', 'events');
 export const DEPLOYMENT = kind('apps/v1', 'Deployment', 'deployments');
 export const STATEFUL_SET = kind('apps/v1', 'StatefulSet', 'statefulsets');
 export const DAEMON_SET = kind('apps/v1', 'DaemonSet', 'daemonsets');
+export const REPLICA_SET = kind('apps/v1', 'ReplicaSet', 'replicasets');
 export const JOB = kind('batch/v1', 'Job', 'jobs');
 export const CRON_JOB = kind('batch/v1', 'CronJob', 'cronjobs');
 export const INGRESS = kind('networking.k8s.io/v1', 'Ingress', 'ingresses');
 export const NETWORK_POLICY = kind('networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies');
+export const INGRESS_CLASS = kind('networking.k8s.io/v1', 'IngressClass', 'ingressclasses', false);
+export const ENDPOINT_SLICE = kind('discovery.k8s.io/v1', 'EndpointSlice', 'endpointslices');
 export const POD_DISRUPTION_BUDGET = kind('policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets');
 export const HORIZONTAL_POD_AUTOSCALER = kind(
   'autoscaling/v2',
@@ -77,6 +102,27 @@ export const HORIZONTAL_POD_AUTOSCALER = kind(
 );
 export const ROLE = kind('rbac.authorization.k8s.io/v1', 'Role', 'roles');
 export const ROLE_BINDING = kind('rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings');
+export const CLUSTER_ROLE = kind('rbac.authorization.k8s.io/v1', 'ClusterRole', 'clusterroles', false);
+export const CLUSTER_ROLE_BINDING = kind(
+  'rbac.authorization.k8s.io/v1',
+  'ClusterRoleBinding',
+  'clusterrolebindings',
+  false,
+);
+export const PRIORITY_CLASS = kind('scheduling.k8s.io/v1', 'PriorityClass', 'priorityclasses', false);
+export const STORAGE_CLASS = kind('storage.k8s.io/v1', 'StorageClass', 'storageclasses', false);
+export const VALIDATING_WEBHOOK_CONFIGURATION = kind(
+  'admissionregistration.k8s.io/v1',
+  'ValidatingWebhookConfiguration',
+  'validatingwebhookconfigurations',
+  false,
+);
+export const MUTATING_WEBHOOK_CONFIGURATION = kind(
+  'admissionregistration.k8s.io/v1',
+  'MutatingWebhookConfiguration',
+  'mutatingwebhookconfigurations',
+  false,
+);
 export const RUNTIME_CLASS = kind('node.k8s.io/v1', 'RuntimeClass', 'runtimeclasses', false);
 export const LEASE = kind('coordination.k8s.io/v1', 'Lease', 'leases');
 export const CUSTOM_RESOURCE_DEFINITION = kind(

@@ -8,10 +8,11 @@
  *   the controller, when it creates the child;
  * - retain: never deleted by the controller, and no ownerReference, so the garbage collector spares it too;
  * - ignore fields: set at creation, then owned by someone else (an autoscaler's `spec.replicas`);
- * - wait for: created or updated only once the named siblings are ready.
+ * - wait for: created or updated only once the named siblings are ready, at what this reconcile wants;
+ * - replace: deleted and created again when the API server refuses a change as immutable (a Job's template).
  */
 import { randomInt } from 'node:crypto';
-import { ApiObject } from 'cdk8s';
+import { ApiObject, JsonPatch } from 'cdk8s';
 import type { IConstruct } from 'constructs';
 import { isWriteOnly, type ApiKind } from './api-kind';
 import type { Manifest } from './resource';
@@ -25,6 +26,8 @@ export const RETAIN_ANNOTATION = `${PREFIX}retain`;
 export const IGNORE_FIELDS_ANNOTATION = `${PREFIX}ignore-fields`;
 /** `Kind/name` of siblings, comma-separated: this child is applied only once they are ready. */
 export const WAIT_FOR_ANNOTATION = `${PREFIX}wait-for`;
+/** `"true"`: deleted and created again when the API server refuses a change to it as immutable. */
+export const REPLACE_ANNOTATION = `${PREFIX}replace`;
 /** `<pointer>=alphanumeric(<length>)`, comma-separated: values the controller generates at creation. */
 export const GENERATE_ANNOTATION = `${PREFIX}generate`;
 /** What a user can do instead of a generated value, said when offline rendering leaves the child out. */
@@ -42,6 +45,7 @@ export const ADOPT_ANNOTATION = `${PREFIX}adopt`;
 /** Flux's own annotations for the same intent, so Flux honours what it applies from our offline output. */
 const FLUX_SSA = 'kustomize.toolkit.fluxcd.io/ssa';
 const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
+const FLUX_FORCE = 'kustomize.toolkit.fluxcd.io/force';
 
 /** A value the controller generates when it creates a child: random characters of `[A-Za-z0-9]`. */
 export interface GeneratedValue {
@@ -70,8 +74,19 @@ export interface ChildPolicy {
    * the child and never sets or resets afterwards: another actor owns them.
    */
   readonly ignoreFields?: readonly string[];
-  /** Siblings (constructs of the same resource) that must be ready before this child is created or updated. */
+  /**
+   * Siblings (constructs of the same resource) that must be ready before this child is created or updated:
+   * ready by their kind's rules, and at what the same reconcile wants (a migration Job of the new version
+   * complete, not the old one).
+   */
   readonly waitFor?: readonly IConstruct[];
+  /**
+   * When the API server refuses a change to the child as immutable (a Job's template, a selector, a
+   * Service's clusterIP), the controller deletes it and creates it again (Flux's `force`, Argo CD's
+   * `Replace=true`). Without it the change is not made, and the resource's Ready condition names the child
+   * and the field.
+   */
+  readonly replace?: boolean;
 }
 
 /** A child's policy as the controller reads it from the manifest. */
@@ -82,11 +97,13 @@ export interface ParsedChildPolicy {
   readonly ignoreFields: readonly (readonly string[])[];
   readonly waitFor: readonly { readonly kind: string; readonly name: string }[];
   readonly generate: readonly { readonly path: readonly string[]; readonly length: number }[];
+  readonly replace: boolean;
 }
 
 const NO_POLICY: ParsedChildPolicy = {
   createOnly: false,
   retain: false,
+  replace: false,
   ignoreFields: [],
   waitFor: [],
   generate: [],
@@ -162,6 +179,10 @@ export function childPolicy(child: IConstruct, policy: ChildPolicy): void {
       annotations[RETAIN_ANNOTATION] = 'true';
       annotations[FLUX_PRUNE] = 'disabled';
     }
+    if (policy.replace) {
+      annotations[REPLACE_ANNOTATION] = 'true';
+      annotations[FLUX_FORCE] = 'Enabled';
+    }
     if (policy.ignoreFields && policy.ignoreFields.length > 0) {
       for (const pointer of policy.ignoreFields) {
         parsePointer(pointer);
@@ -181,6 +202,25 @@ export function childPolicy(child: IConstruct, policy: ChildPolicy): void {
     throw new Error(`childPolicy(${obj.kind} ${obj.name}): ${(err as Error).message}`);
   }
   for (const [key, value] of Object.entries(annotations)) obj.metadata.addAnnotation(key, value);
+  if (policy.ignoreFields?.includes('/spec/replicas')) keepReplicasForCreation(child);
+}
+
+/**
+ * A cdk8s-plus workload whose `spec.replicas` another actor owns (an autoscaler) keeps the replicas its
+ * construct gave it in the rendered object, for the controller's creation, while cdk8s-plus sees none:
+ * it refuses an autoscaler's target with fixed replicas, and leaves them out of a target's output.
+ */
+function keepReplicasForCreation(child: IConstruct): void {
+  const workload = child as { replicas?: unknown };
+  if (!('replicas' in child) || typeof workload.replicas !== 'number') return;
+  const replicas = workload.replicas;
+  Object.defineProperty(child, 'replicas', {
+    value: undefined,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  ApiObject.of(child).addJsonPatch(JsonPatch.add('/spec/replicas', replicas));
 }
 
 const list = (value: string | undefined) =>
@@ -201,7 +241,15 @@ export function policyOf(child: Pick<Manifest, 'kind' | 'metadata'>): ParsedChil
   const wait = annotations[WAIT_FOR_ANNOTATION];
   const createOnly = annotations[CREATE_ONLY_ANNOTATION] === 'true';
   const retain = annotations[RETAIN_ANNOTATION] === 'true';
-  if (!createOnly && !retain && generateValue === undefined && ignore === undefined && wait === undefined) {
+  const replace = annotations[REPLACE_ANNOTATION] === 'true';
+  if (
+    !createOnly &&
+    !retain &&
+    !replace &&
+    generateValue === undefined &&
+    ignore === undefined &&
+    wait === undefined
+  ) {
     return NO_POLICY;
   }
   let annotation = '';
@@ -225,7 +273,7 @@ export function policyOf(child: Pick<Manifest, 'kind' | 'metadata'>): ParsedChil
       if (slash <= 0 || slash === item.length - 1) throw new Error(`"${item}" is not Kind/name`);
       return { kind: item.slice(0, slash), name: item.slice(slash + 1) };
     });
-    return { createOnly, retain, ignoreFields, waitFor, generate };
+    return { createOnly, retain, ignoreFields, waitFor, generate, replace };
   } catch (err) {
     throw new Error(
       `${child.kind} ${child.metadata.name}: annotation ${annotation}: ${(err as Error).message}`,

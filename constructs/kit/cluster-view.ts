@@ -75,3 +75,23 @@ export interface SyncPatch {
   /** A JSON merge patch; with metadata.resourceVersion in it, it fails rather than overwrite a change. */
   readonly patch: object;
 }
+
+/**
+ * What a kind's sync waits for and cannot change itself (pods still running in a namespace it made), in
+ * the kind's words: the resource's Ready condition says it (`Ready=False`, this reason and message), and
+ * while the resource is being deleted it holds the finalizer, with a Warning event.
+ */
+export interface SyncWait {
+  /** CamelCase, for the Ready condition and the event, e.g. `PodsRunning`. */
+  readonly reason: string;
+  /** What a user reads in `kubectl describe`: what it waits for, and what would end the wait. */
+  readonly message: string;
+}
+
+/** One step of a kind's sync plan: a patch to make, or something to wait for. */
+export type SyncStep = SyncPatch | SyncWait;
+
+/** Whether a sync step is a wait (else a patch). */
+export function isSyncWait(step: SyncStep): step is SyncWait {
+  return !('patch' in step);
+}

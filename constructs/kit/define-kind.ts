@@ -2,13 +2,15 @@
  * `defineKind`: everything about one custom-resource kind in one definition — its CRD schema, the
  * construct that synthesizes a resource's children, its status and what Ready means, what else it
  * watches, and its work on other objects (with a finalizer). The renderer, the controller, the install
- * manifests and the tests take a list of such kinds and name none.
+ * manifests and the tests take a list of such kinds and name none. Over 400 lines: the options' JSDoc is
+ * the kind author's reference, and the checks sit beside what they check.
  */
 import type { Construct } from 'constructs';
-import { isWriteOnly, type ApiKind } from './api-kind';
+import { isApiKind, isWriteOnly, type ApiKind } from './api-kind';
 import { childrenReadiness } from './child-readiness';
-import type { ClusterView, ExtraWatch, Readiness, SyncPatch } from './cluster-view';
+import type { ClusterView, ExtraWatch, Readiness, SyncStep } from './cluster-view';
 import { withDefaults } from './defaults';
+import { permissionProblems, type KindPermission } from './permission';
 import { MAX_NAME_LENGTH, type CustomResource, type Manifest, type ResourceProps } from './resource';
 import {
   ageColumn,
@@ -49,18 +51,42 @@ export interface StatusContext<Spec = unknown> {
   readonly children: readonly Manifest[];
   /** The controller's caches: the children as they are, and the kind's extra watches. */
   readonly view: ClusterView;
+  /**
+   * In the controller, when children wait for siblings (the `waitFor` child policy): what they wait for,
+   * reason `Waiting` (`Deployment web waits for Job web-migrate: not complete (1 active, 0 succeeded)`).
+   * It stands in for the children's rollup that `ready` is given.
+   */
+  readonly waiting?: Readiness;
 }
 
 /**
- * Work on objects that are not children (NodePool's labels and taints on nodes): patches computed from the
- * world on every reconcile, and undone before the resource may go. The finalizer holds the resource until
- * `plan` with `deleting` returns nothing left to undo.
+ * Work on objects that are not children (NodePool's labels and taints on nodes), and what must happen
+ * before the resource may go: a plan computed from the world as the caches show it, on every reconcile.
+ * The controller adds `finalizer` to every resource of the kind before anything else.
+ *
+ * While the resource lives (`deleting` false), the controller makes the plan's patches; a wait in the plan
+ * makes the resource `Ready=False` with the wait's reason and message.
+ *
+ * Once it is being deleted (`deleting` true), the plan says what is left to undo, and the finalizer holds
+ * the resource until the plan is empty. A reconcile makes the plan's patches, and when the plan has any
+ * step (a patch just made, whose effect the next plan sees, or a wait), it keeps the finalizer, writes
+ * `Ready=False` with the first wait's reason and the waits' messages (reason `Finalizing`, naming the
+ * objects, when it only patched), emits a Warning event with them each time the message changes, and
+ * looks again when the objects' watch events come or after a backoff (5 s, doubling to 2 minutes; again
+ * from 5 s when the message changes). A reconcile whose plan is empty releases the finalizer, and the
+ * resource goes. So a wait is how a kind holds its deletion (`{ reason: 'PodsRunning', message: '2 pods
+ * still run in namespace team-a: web-1, web-2' }`), and it must end by itself once the world moves:
+ * return it only while what it waits for is there. A plan that throws holds the resource too, as a
+ * failed reconcile (an error in the log, a backoff): that is for failures, not for waiting.
  */
 export interface KindSync<Spec = unknown> {
   /** A qualified name, e.g. `nodes.example.com/cleanup`. */
   readonly finalizer: string;
-  /** The patches that bring the cluster to what the resource wants, or undo them when `deleting`. */
-  plan(resource: CustomResource<Spec>, view: ClusterView, deleting: boolean): SyncPatch[];
+  /**
+   * The patches that bring the cluster to what the resource wants, or undo them when `deleting`, and what
+   * it waits for; empty when there is nothing to do.
+   */
+  plan(resource: CustomResource<Spec>, view: ClusterView, deleting: boolean): readonly SyncStep[];
 }
 
 /**
@@ -111,8 +137,10 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   /**
    * A Ready rule of the kind's own, naming what blocks it. `children` is the rollup of the children's
    * readiness by the rules of each kind (kstatus: a Deployment's replicas available, a Job complete, a PVC
-   * bound, ...): the first one not ready. The rule may say more, or say why in the kind's own words
-   * (MySQL's `Upgrading`), but not make the resource Ready while a child is not: then the rollup stands.
+   * bound, ...): the first one not ready; while children wait for siblings (`waitFor`), it is the wait
+   * chain instead (reason `Waiting`, also in `context.waiting`). The rule may say more, or say why in the
+   * kind's own words (MySQL's `Upgrading`, `Migrating`), but not make the resource Ready while a child is
+   * not: then the rollup stands.
    * @default - the children's rollup: Ready when every child is
    */
   ready?(context: StatusContext<Stored>, children: Readiness): Readiness;
@@ -120,6 +148,12 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   readonly watches?: readonly ExtraWatch[];
   /** Work on objects that are not children, undone before deletion (see KindSync). */
   readonly sync?: KindSync<Stored>;
+  /**
+   * What the kind's work needs beyond the derived rules: a sync's patches on what it watches (`{ type:
+   * NODE, verbs: ['patch'] }`), `bind` on a ClusterRole a child RoleBinding names (see KindPermission).
+   * @default - none: the resources, their status and finalizers, the children, and list and watch of the watches
+   */
+  readonly permissions?: readonly KindPermission[];
 }
 
 /** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
@@ -136,6 +170,8 @@ export interface Kind<Spec = unknown, Status extends object = object, Stored = S
   readonly children: readonly ApiKind[];
   readonly watches: readonly ExtraWatch[];
   readonly sync?: KindSync<Stored>;
+  /** What the kind's work needs beyond the derived rules (see KindOptions.permissions). */
+  readonly permissions: readonly KindPermission[];
   /** Adds the construct of `resource` to `scope`. Throws SpecError for a spec it cannot synthesize. */
   build(scope: Construct, resource: CustomResource<Spec>): Construct;
   /** `spec` with the schema's defaults filled in, as the API server would store it. */
@@ -158,19 +194,6 @@ const QUALIFIED_NAME =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-function isApiKind(value: unknown): value is ApiKind {
-  const k = value as Partial<ApiKind> | undefined;
-  return (
-    typeof k?.apiVersion === 'string' &&
-    k.apiVersion !== '' &&
-    typeof k.kind === 'string' &&
-    k.kind !== '' &&
-    typeof k.plural === 'string' &&
-    k.plural !== '' &&
-    typeof k.namespaced === 'boolean'
-  );
-}
 
 /** Every problem of a definition, so one error names all of them. */
 function problemsOf(o: KindOptions<unknown, object>): string[] {
@@ -257,6 +280,13 @@ function problemsOf(o: KindOptions<unknown, object>): string[] {
     );
     need(typeof o.sync.plan === 'function', 'sync.plan is missing');
   }
+  const isList = (v: unknown): v is readonly unknown[] => Array.isArray(v);
+  if (o.permissions !== undefined && !isList(o.permissions)) {
+    problems.push('permissions must be a list of { type, verbs, resourceNames?, subresource? }');
+  }
+  (isList(o.permissions) ? o.permissions : []).forEach((p, i) =>
+    problems.push(...permissionProblems(p, `permissions[${i}]`)),
+  );
   for (const hook of ['status', 'ready'] as const) {
     need(o[hook] === undefined || typeof o[hook] === 'function', `${hook} must be a function`);
   }
@@ -365,6 +395,7 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     children: options.children,
     watches: options.watches ?? [],
     ...(options.sync ? { sync: options.sync } : {}),
+    permissions: options.permissions ?? [],
     build(scope, resource) {
       return new Ctor(scope, options.kind.toLowerCase(), {
         name: resource.metadata.name,
@@ -375,7 +406,8 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     status: (context) => (options.status ? options.status(context) : ({} as Status)),
     ready(context) {
       const namespace = context.resource.metadata.namespace;
-      const children = childrenReadiness(context.children, context.view, options.children, namespace);
+      const children =
+        context.waiting ?? childrenReadiness(context.children, context.view, options.children, namespace);
       if (!options.ready) return children;
       const own = options.ready(context, children);
       return own.ready && !children.ready ? children : own;

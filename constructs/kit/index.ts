@@ -1,21 +1,32 @@
 /** The kit: what a kind author uses to define a kind, and what the renderer and the controller take. */
 export {
+  CLUSTER_ROLE,
+  CLUSTER_ROLE_BINDING,
   CONFIG_MAP,
   CRON_JOB,
   CUSTOM_RESOURCE_DEFINITION,
   DAEMON_SET,
   DEPLOYMENT,
+  ENDPOINTS,
+  ENDPOINT_SLICE,
   EVENT,
   HORIZONTAL_POD_AUTOSCALER,
   INGRESS,
+  INGRESS_CLASS,
   JOB,
   LEASE,
+  LIMIT_RANGE,
+  MUTATING_WEBHOOK_CONFIGURATION,
   NAMESPACE,
   NETWORK_POLICY,
   NODE,
+  PERSISTENT_VOLUME,
   PERSISTENT_VOLUME_CLAIM,
   POD,
   POD_DISRUPTION_BUDGET,
+  PRIORITY_CLASS,
+  REPLICA_SET,
+  RESOURCE_QUOTA,
   ROLE,
   ROLE_BINDING,
   RUNTIME_CLASS,
@@ -23,6 +34,9 @@ export {
   SERVICE,
   SERVICE_ACCOUNT,
   STATEFUL_SET,
+  STORAGE_CLASS,
+  VALIDATING_WEBHOOK_CONFIGURATION,
+  apiKind,
   groupOf,
   isWriteOnly,
   writeOnly,
@@ -34,6 +48,7 @@ export * from './custom-resource';
 export { admitSpec } from './admit';
 export { withDefaults } from './defaults';
 export * from './define-kind';
+export type { KindPermission } from './permission';
 export * from './child-readiness';
 export {
   ADOPT_ANNOTATION,
@@ -44,6 +59,7 @@ export {
   OWNER_UID_ANNOTATION,
   RELEASED_FROM_ANNOTATION,
   RETAIN_ANNOTATION,
+  REPLACE_ANNOTATION,
   WAIT_FOR_ANNOTATION,
   childPolicy,
   type ChildPolicy,
@@ -53,5 +69,5 @@ export * from './registry';
 export * from './resource';
 export * from './schema';
 export * from './synthesize';
-export * from './workload';
+export { withoutAddressLabel } from './workload';
 export * from './quantity';

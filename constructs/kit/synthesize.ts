@@ -6,6 +6,8 @@ import { checkChildNames } from './child-names';
 import { OWNER_UID_ANNOTATION, RETAIN_ANNOTATION, checkPolicies } from './child-policy';
 import type { Kind } from './define-kind';
 import { CustomResource, MAX_NAME_LENGTH, Manifest, SpecError, childLabels } from './resource';
+import { checkSelectors } from './selectors';
+import { handReplicasToAutoscalers } from './workload';
 
 export interface SynthesizeOptions {
   /**
@@ -59,6 +61,7 @@ export function resourceChart<Spec>(
   });
   if (options.admitted) chart.node.setContext(ADMITTED_CONTEXT, true);
   kind.build(chart, resource);
+  handReplicasToAutoscalers(chart);
 
   if (options.owner) {
     const owner = {
@@ -80,20 +83,46 @@ export function resourceChart<Spec>(
  * The complete desired set of children of one custom resource: pure, no I/O. A fresh cdk8s App per call,
  * since a shared one re-validates everything on every synthesis and grows without bound. Throws SpecError
  * for a child of a kind the definition's `children` do not list (a ChildError, see checkChildKinds), for a
- * child the API server would refuse for its name or a label value (see checkChildNames), and when the
+ * child the API server would refuse for its name or a label value (see checkChildNames), for a pod
+ * selector that would take in the pods of another resource of the kind (see checkSelectors), and when the
  * children's policies do not fit together (a child waits for one that is not rendered, or in a cycle).
+ *
+ * The chart is named after the resource, so that what cdk8s and cdk8s-plus derive from construct paths
+ * differs between resources: the `cdk8s.io/metadata.addr` label a Service selects its workload by
+ * (`selector: deployment`), and the names of children the construct leaves unnamed (a StatefulSet's
+ * headless Service). The name alone, not the namespace: offline output, rendered without one, must be
+ * what the controller applies.
  */
 export function synthesize<Spec>(
   kind: Kind<Spec>,
   resource: CustomResource<Spec>,
   options: SynthesizeOptions = {},
 ): Manifest[] {
-  const children = resourceChart(new App(), 'resource', kind, resource, options).toJson() as Manifest[];
+  const chart = resourceChart(new App(), resource.metadata?.name || 'resource', kind, resource, options);
+  const children = childrenOf(chart);
   checkChildKinds(kind, children);
   checkChildNames(resource, children);
+  checkSelectors(resource, children);
   checkPolicies(children, kind.children);
   if (options.owner) for (const child of children) releaseRetained(child, options.owner.uid);
   return children;
+}
+
+/**
+ * The chart's objects as JSON. cdk8s validates every construct first and throws one error listing what
+ * failed; a construct's own check (a cdk8s-plus HorizontalPodAutoscaler refusing a target with fixed
+ * replicas) is a mistake in the kind's code, said with the construct's path.
+ */
+function childrenOf(chart: Chart): Manifest[] {
+  try {
+    return chart.toJson() as Manifest[];
+  } catch (err) {
+    const message = (err as Error).message;
+    if (!message.startsWith('Validation failed')) throw err;
+    throw new Error(
+      `a construct's own check failed: ${message.replace(/^Validation failed with the following errors:\s*/, '').replace(/\s*\n\s*/g, '; ')}`,
+    );
+  }
 }
 
 /**

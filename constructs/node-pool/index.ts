@@ -54,6 +54,8 @@ export const nodePoolKind = defineKind<NodePoolSpec, OwnStatus>({
       },
     },
   ],
+  // The sync labels and taints member nodes (a merge patch each).
+  permissions: [{ type: NODE, verbs: ['patch'] }],
   sync: {
     finalizer: POOL_FINALIZER,
     plan(resource, view, deleting) {

@@ -98,5 +98,25 @@ export const isNamespaceTerminating = (err: unknown): boolean => {
 export const isOwnerKindUndiscovered = (err: unknown): boolean =>
   err instanceof ApiError && err.status === 403 && err.message.includes('cannot find RESTMapping');
 
+/**
+ * The fields a 422 names as immutable (`spec.template` of a Job, a workload's `spec.selector`, a Service's
+ * `spec.clusterIP`, a StatefulSet's `spec` beyond what it lets change): a change that no retry makes,
+ * only a new object. Empty when the refusal is something else.
+ */
+export const immutableFields = (err: unknown): string[] => {
+  if (!(err instanceof ApiError) || err.status !== 422 || !isObject(err.body)) return [];
+  const details = err.body.details;
+  const causes = isObject(details) && Array.isArray(details.causes) ? details.causes : [];
+  return causes
+    .filter(
+      (c): c is { field: string; message: string } =>
+        isObject(c) &&
+        typeof c.field === 'string' &&
+        typeof c.message === 'string' &&
+        (/field is immutable/.test(c.message) || /updates to .+ are forbidden/.test(c.message)),
+    )
+    .map((c) => c.field);
+};
+
 /** A JSON object, as a Status or a watch event is. */
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

@@ -84,6 +84,25 @@ type Credentials = Awaited<ReturnType<NonNullable<Transport['credentials']>>>;
 
 /** Reads the kubeconfig in effect and picks the context. Throws naming the file and the field. */
 export function readKubeconfig(options: KubeconfigOptions = {}): Kubeconfig {
+  try {
+    return resolve(options);
+  } catch (err) {
+    throw new KubeconfigError((err as Error).message, { cause: err });
+  }
+}
+
+/**
+ * A kubeconfig that is missing or cannot be used: a prerequisite the user fixes, said in one line by the
+ * commands (no stack trace).
+ */
+export class KubeconfigError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'KubeconfigError';
+  }
+}
+
+function resolve(options: KubeconfigOptions): Kubeconfig {
   const config = load(options);
   const contextName = options.context ?? config.currentContext;
   if (!contextName) {
@@ -193,7 +212,8 @@ function load(options: KubeconfigOptions): Merged {
   if (existsSync(path.join(saDir, 'token'))) return inCluster(env, saDir);
   throw new Error(
     `no kubeconfig: KUBECONFIG is not set, ${defaultFile ?? '~/.kube/config'} does not exist, ` +
-      `and there is no service account token in ${saDir}`,
+      `and there is no service account token in ${saDir}: set KUBECONFIG, or start a local cluster ` +
+      '(`reconstruct cluster up`, then `export KUBECONFIG=$(reconstruct cluster kubeconfig)`)',
   );
 }
 

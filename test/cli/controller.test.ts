@@ -1,4 +1,5 @@
-import { parseSettings } from '../../cli/controller';
+import { controllerCommand, parseSettings } from '../../cli/controller';
+import { readKubeconfig } from '../../controller/kube/kubeconfig';
 
 describe('reconstruct controller settings', () => {
   it('has defaults for every setting, with more than one worker and leader election off', () => {
@@ -41,5 +42,33 @@ describe('reconstruct controller settings', () => {
       '--log-level: "loud" is not one of debug, info, warn, error',
     );
     expect(() => parseSettings(['--bogus'], {})).toThrow(/bogus/);
+  });
+});
+
+describe('reconstruct controller without a kubeconfig', () => {
+  it('says in one line what is missing and what to do, and exits 2, with no stack trace', async () => {
+    const written: string[] = [];
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(
+        await controllerCommand(['--kubeconfig', '/nonexistent/kubeconfig', '--log-level', 'error']),
+      ).toBe(2);
+    } finally {
+      stderr.mockRestore();
+    }
+    const text = written.join('');
+    expect(text.trim().split('\n')).toEqual([
+      "reconstruct controller: kubeconfig /nonexistent/kubeconfig: cannot read it: ENOENT: no such file or directory, open '/nonexistent/kubeconfig'",
+    ]);
+    expect(text).not.toMatch(/\n\s+at /);
+  });
+
+  it('points at the local cluster when no kubeconfig is found anywhere', () => {
+    expect(() =>
+      readKubeconfig({ env: { HOME: '/nonexistent' }, serviceAccountDir: '/nonexistent' }),
+    ).toThrow(/^no kubeconfig: .*: set KUBECONFIG, or start a local cluster \(`reconstruct cluster up`/);
   });
 });

@@ -1,5 +1,6 @@
 /** The text form of `reconstruct tree`. */
-import { formatTree } from '../../cli/tree';
+import { exitStatus, formatTree } from '../../cli/tree';
+import type { Tree } from '../../controller/tree';
 
 describe('formatTree', () => {
   it('prints the Ready condition, the other conditions, a stale status, then one line per child', () => {
@@ -55,5 +56,51 @@ describe('formatTree', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('says a resource is being deleted and what holds it, without calling the deletion’s generation a spec change', () => {
+    const text = formatTree(held);
+    expect(text).toBe(
+      [
+        'TenantNamespace team-a  Ready=False PodsRunning',
+        '  deletion waits for 1 pod(s) still running in namespace team-a: web-1',
+        '  being deleted since 2026-11-27T08:00:00Z, held by tenants.example.com/pods-gone',
+        '└── ✓ Namespace team-a  ready',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+const held: Tree = {
+  apiVersion: 'tenants.example.com/v1',
+  kind: 'TenantNamespace',
+  name: 'team-a',
+  generation: 2,
+  observedGeneration: 1,
+  deletion: { since: '2026-11-27T08:00:00Z', finalizers: ['tenants.example.com/pods-gone'] },
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'False',
+      reason: 'PodsRunning',
+      message: 'deletion waits for 1 pod(s) still running in namespace team-a: web-1',
+    },
+  ],
+  children: [
+    { apiVersion: 'v1', kind: 'Namespace', name: 'team-a', state: 'Ready', reason: 'Ready', message: '' },
+  ],
+};
+
+describe('exitStatus', () => {
+  const readyTree: Tree = { ...held, deletion: undefined, conditions: [{ type: 'Ready', status: 'True' }] };
+
+  it('is 0 when every resource is Ready, 1 when one is not', () => {
+    expect(exitStatus([readyTree])).toBe(0);
+    expect(exitStatus([readyTree, held])).toBe(1);
+  });
+
+  it('is 1 for a resource being deleted, even while its status still says Ready', () => {
+    expect(exitStatus([{ ...readyTree, deletion: held.deletion }])).toBe(1);
   });
 });

@@ -2,9 +2,20 @@
  * The install manifests, offline: the metrics Service always, the ServiceMonitor when asked, the
  * NetworkPolicy in front of the metrics, and the RBAC of a cluster-wide and of a namespaced install.
  */
-import { builtinKinds } from '../../constructs';
+import {
+  CLUSTER_ROLE,
+  DEPLOYMENT,
+  POD,
+  SERVICE_ACCOUNT,
+  builtinKinds,
+  defineKind,
+  type KindOptions,
+} from '../../constructs';
 import { installManifests, type InstallOptions } from '../../controller/install';
 import { clusterRules, type PolicyRule } from '../../controller/permissions';
+
+import { Greeting, greetingKind, type GreetingSpec } from '../fixtures/kinds/greeting';
+import { tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 
 type Doc = {
   kind: string;
@@ -12,6 +23,16 @@ type Doc = {
   spec?: Record<string, unknown>;
   rules?: PolicyRule[];
   subjects?: object[];
+};
+
+/** A kind to add declarations to: the Greeting's definition. */
+const greetingOptions: KindOptions<GreetingSpec> = {
+  apiVersion: greetingKind.apiVersion,
+  kind: greetingKind.kind,
+  plural: greetingKind.plural,
+  schema: greetingKind.schema,
+  construct: Greeting,
+  children: greetingKind.children,
 };
 
 const render = (options: Partial<InstallOptions> = {}) =>
@@ -78,6 +99,7 @@ describe('the RBAC of the install', () => {
     expect(rules).toContain('/events: create,patch');
     // A kind with a sync patches its own finalizer, and what it watches.
     expect(rules).toContain('nodes.lailin.xyz/nodepools: list,watch,patch');
+    // NodePool declares the patch its sync makes on nodes; Memcached only watches pods.
     expect(rules).toContain('/nodes: list,watch,patch');
     expect(controllerArgs(docs).some((a) => a.startsWith('--namespaces'))).toBe(false);
   });
@@ -121,5 +143,87 @@ describe('the RBAC of the install', () => {
       'a',
       'reconstruct-system',
     ]);
+  });
+
+  it('adds exactly what a kind declares, with its resourceNames, and no write on what it only watches', () => {
+    const docs = installManifests({ kinds: [tenantNamespaceKind], version: '0.0.0' }) as Doc[];
+    expect(docs.find((d) => d.kind === 'ClusterRole')?.rules).toEqual([
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      {
+        apiGroups: [''],
+        resources: ['namespaces'],
+        verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      },
+      // Its sync reads pods and writes none: list and watch only, not patch on every pod.
+      { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        verbs: ['list', 'watch'],
+      },
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['clusterroles'],
+        verbs: ['bind'],
+        resourceNames: ['admin'],
+      },
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['rolebindings'],
+        verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      },
+      {
+        apiGroups: ['tenants.example.com'],
+        resources: ['tenantnamespaces'],
+        verbs: ['list', 'watch', 'patch'],
+      },
+      { apiGroups: ['tenants.example.com'], resources: ['tenantnamespaces/finalizers'], verbs: ['update'] },
+      { apiGroups: ['tenants.example.com'], resources: ['tenantnamespaces/status'], verbs: ['patch'] },
+    ]);
+  });
+
+  it('merges a declaration without names into the derived rule, and keeps one with names apart', () => {
+    const kind = defineKind({
+      ...greetingOptions,
+      watches: [{ type: POD, owners: () => [] }],
+      permissions: [
+        { type: POD, verbs: ['patch'] },
+        { type: POD, verbs: ['delete'], resourceNames: ['b', 'a'] },
+        { type: DEPLOYMENT, subresource: 'scale', verbs: ['patch'] },
+      ],
+    });
+    expect(grants(clusterRules([kind]))).toEqual([
+      '/configmaps: get,list,watch,create,patch,delete',
+      '/events: create,patch',
+      '/pods: list,watch,patch',
+      '/pods: delete',
+      'apiextensions.k8s.io/customresourcedefinitions: list,watch',
+      'apps/deployments/scale: patch',
+      'greetings.example.com/greetings: list,watch',
+      'greetings.example.com/greetings/finalizers: update',
+      'greetings.example.com/greetings/status: patch',
+    ]);
+    expect(clusterRules([kind]).find((r) => r.resourceNames)).toEqual({
+      apiGroups: [''],
+      resources: ['pods'],
+      verbs: ['delete'],
+      resourceNames: ['a', 'b'],
+    });
+  });
+
+  it('puts a declared permission where a namespaced install grants its kind: cluster-wide or per namespace', () => {
+    const kind = defineKind({
+      ...greetingOptions,
+      permissions: [
+        { type: CLUSTER_ROLE, verbs: ['bind'], resourceNames: ['edit'] },
+        { type: SERVICE_ACCOUNT, verbs: ['impersonate'] },
+      ],
+    });
+    const docs = installManifests({ kinds: [kind], version: '0.0.0', namespaces: ['a'] }) as Doc[];
+    expect(grants(docs.find((d) => d.kind === 'ClusterRole')?.rules)).toEqual([
+      'rbac.authorization.k8s.io/clusterroles: bind',
+    ]);
+    const role = docs.find((d) => d.kind === 'Role' && d.metadata.namespace === 'a');
+    expect(grants(role?.rules)).toContain('/serviceaccounts: impersonate');
   });
 });

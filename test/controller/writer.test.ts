@@ -7,9 +7,9 @@ import { CONFIG_MAP, DEPLOYMENT, type Manifest } from '../../constructs/kit';
 import { memcachedKind } from '../../constructs/memcached';
 import type { KubeClient } from '../../controller/kube/client';
 import type { KubeRequest } from '../../controller/kube/http';
-import { Writer } from '../../controller/writer';
+import { KubeWriter } from '../../controller/writer';
 
-function recordingWriter(): { writer: Writer; requests: KubeRequest[] } {
+function recordingWriter(): { writer: KubeWriter; requests: KubeRequest[] } {
   const requests: KubeRequest[] = [];
   const client: KubeClient = {
     request: <T>(req: KubeRequest) => {
@@ -20,7 +20,7 @@ function recordingWriter(): { writer: Writer; requests: KubeRequest[] } {
       throw new Error('the Writer does not watch');
     },
   };
-  return { writer: new Writer(client, 'reconstruct'), requests };
+  return { writer: new KubeWriter(client, 'reconstruct'), requests };
 }
 
 const deployment: Manifest = {

@@ -1,7 +1,7 @@
 /**
  * The identity every controller under test runs as: a ServiceAccount bound to exactly the rules
  * `reconstruct install` derives (controller/install.ts, controller/permissions.ts) for the kinds the
- * cluster tests run (the built-in ones and the fixtures'), with a token from the TokenRequest API. The
+ * cluster tests run (the built-in ones and the fixtures', with what each declares in `permissions`), with a token from the TokenRequest API. The
  * tests' own kubectl keeps the admin kubeconfig. With support/forbidden.ts, a 403 any controller gets
  * fails the test: the derived rules are checked by the whole suite, not by a list of `can-i`s.
  *
@@ -16,10 +16,18 @@ import type { Kind } from '../../constructs/kit';
 import { installManifests } from '../../controller/install';
 import type { PolicyRule } from '../../controller/permissions';
 import { policyDemoKind } from '../fixtures/kinds/policy-demo';
+import { cacheClusterKind, webAppKind } from '../fixtures/kinds/web-app';
+import { tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 import { kubectl } from './kubectl';
 
 /** The kinds the cluster tests run a controller for. */
-export const TESTED_KINDS: readonly Kind[] = [...builtinKinds, policyDemoKind];
+export const TESTED_KINDS: readonly Kind[] = [
+  ...builtinKinds,
+  policyDemoKind,
+  webAppKind,
+  cacheClusterKind,
+  tenantNamespaceKind,
+];
 
 const NAMESPACE = 'reconstruct-tests';
 const NAME = 'controller-under-test';

@@ -7,6 +7,7 @@ import {
   IGNORE_FIELDS_ANNOTATION,
   OWNER_UID_ANNOTATION,
   RETAIN_ANNOTATION,
+  REPLACE_ANNOTATION,
   WAIT_FOR_ANNOTATION,
   checkPolicies,
   childPolicy,
@@ -146,6 +147,14 @@ describe('childPolicy', () => {
       expect(rendered(chart, 'ConfigMap', 'b').metadata.annotations).toBeUndefined();
     });
 
+    it("replace: ours and Flux's force", () => {
+      childPolicy(configMap(chart, 'job'), { replace: true });
+      expect(rendered(chart, 'ConfigMap', 'job').metadata.annotations).toEqual({
+        [REPLACE_ANNOTATION]: 'true',
+        'kustomize.toolkit.fluxcd.io/force': 'Enabled',
+      });
+    });
+
     it('calls add up, and a later waitFor replaces an earlier one', () => {
       const child = configMap(chart, 'after');
       const first = deployment(chart, 'first');
@@ -168,10 +177,12 @@ describe('childPolicy', () => {
         generate: { '/stringData/pass~1word': { length: 12 } },
         ignoreFields: ['/metadata/labels/x~0y'],
         waitFor: [db],
+        replace: true,
       });
       expect(policyOf(rendered(chart, 'Secret', 'creds'))).toEqual({
         createOnly: true,
         retain: true,
+        replace: true,
         ignoreFields: [['metadata', 'labels', 'x~y']],
         waitFor: [{ kind: 'Deployment', name: 'db' }],
         generate: [{ path: ['stringData', 'pass/word'], length: 12 }],
@@ -255,7 +266,14 @@ describe('childPolicy', () => {
 
 describe('policyOf', () => {
   it('is no policy for a child without annotations or without ours', () => {
-    const none = { createOnly: false, retain: false, ignoreFields: [], waitFor: [], generate: [] };
+    const none = {
+      createOnly: false,
+      retain: false,
+      replace: false,
+      ignoreFields: [],
+      waitFor: [],
+      generate: [],
+    };
     expect(policyOf({ kind: 'ConfigMap', metadata: { name: 'a' } })).toEqual(none);
     expect(policyOf(annotated('ConfigMap', 'a', { 'example.com/other': 'true' }))).toEqual(none);
   });
@@ -271,6 +289,7 @@ describe('policyOf', () => {
     expect(policyOf(child)).toEqual({
       createOnly: true,
       retain: true,
+      replace: false,
       generate: [
         { path: ['stringData', 'password'], length: 16 },
         { path: ['stringData', 'pin'], length: 4 },

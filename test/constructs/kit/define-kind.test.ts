@@ -1,8 +1,10 @@
 import { App, Chart, Testing } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
+  CLUSTER_ROLE,
   CONFIG_MAP,
   KIND_CATEGORY,
+  NODE,
   KindDefinitionError,
   KindRegistry,
   customResourceClass,
@@ -92,6 +94,43 @@ describe('defineKind', () => {
         'a sync without a qualified finalizer',
         { sync: { finalizer: 'no spaces allowed', plan: () => [] } },
         'sync.finalizer "no spaces allowed" must be a qualified name',
+      ],
+      [
+        'a permission on something that is not an API kind',
+        { permissions: [{ type: 'clusterroles', verbs: ['bind'] }] },
+        'permissions[0].type must be an ApiKind (e.g. CLUSTER_ROLE, or apiKind(...))',
+      ],
+      [
+        'a permission without verbs',
+        { permissions: [{ type: CLUSTER_ROLE, verbs: [] }] },
+        'permissions[0].verbs is missing: name the verbs the work needs',
+      ],
+      [
+        'a permission with a wildcard verb',
+        { permissions: [{ type: NODE, verbs: ['*'] }] },
+        'permissions[0].verbs: "*" grants every verb; name the ones the work needs',
+      ],
+      [
+        'a permission with a verb Kubernetes does not have',
+        { permissions: [{ type: NODE, verbs: ['label'] }] },
+        'permissions[0].verbs: "label" is not a Kubernetes verb (get, list, watch,',
+      ],
+      [
+        'a permission whose names cannot restrict its verb',
+        {
+          permissions: [{ type: CLUSTER_ROLE, verbs: ['bind', 'create', 'list'], resourceNames: ['admin'] }],
+        },
+        'permissions[0]: resourceNames cannot restrict create, list (the request names no object)',
+      ],
+      [
+        'a permission with an empty list of names',
+        { permissions: [{ type: CLUSTER_ROLE, verbs: ['bind'], resourceNames: [] }] },
+        'permissions[0].resourceNames must be a non-empty list of object names',
+      ],
+      [
+        'permissions that are not a list',
+        { permissions: { type: NODE, verbs: ['patch'] } },
+        'permissions must be a list of { type, verbs, resourceNames?, subresource? }',
       ],
       [
         'a column whose path is not a JSONPath',

@@ -8,7 +8,7 @@ import { ApiError } from '../../../controller/kube/errors';
 import type { KubeRequest } from '../../../controller/kube/http';
 import { CONFIG_MAP } from '../../../constructs/kit';
 import { memcachedKind } from '../../../constructs/memcached';
-import { Writer } from '../../../controller/writer';
+import { KubeWriter } from '../../../controller/writer';
 import { resourcePath } from '../../../controller/kube/paths';
 
 const { namespace } = JSON.parse(process.env.DRIVER_CONFIG ?? '{}') as { namespace: string };
@@ -91,7 +91,7 @@ async function main() {
   );
   // The Writer's applies skip the API server's strict second parse (fieldValidation=Ignore): a field the
   // schema does not know must still be refused, for a built-in kind and for a custom resource alike.
-  const writer = new Writer(client, 'client-driver');
+  const writer = new KubeWriter(client, 'client-driver');
   await step('writer-apply', () => writer.apply(CONFIG_MAP, body('x', { e: '5' })));
   await step('writer-apply-unknown-field', () =>
     writer.apply(CONFIG_MAP, { ...body('x', {}), datta: { e: '5' } }),
