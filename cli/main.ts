@@ -10,6 +10,8 @@ const HELP = `Usage: reconstruct COMMAND [options]
 Kubernetes operators written as cdk8s constructs.
 
 Commands:
+  init [DIR]      a new operator project: one kind, its tests, a Dockerfile and CI
+  create kind K   add kind K to the project in the current folder
   synth PATH...   render custom-resource YAML to plain Kubernetes manifests, offline
   krm             the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
   diff PATH...    what applying resources would change, and what the controller would then change
@@ -21,7 +23,7 @@ Commands:
   version         print the version
   help            show this help
 
-Every command takes --kinds MODULE to work with kinds defined outside the package.
+The commands that work with kinds take --kinds MODULE for kinds defined outside the package.
 Run 'reconstruct COMMAND --help' for a command's options.
 `;
 
@@ -59,6 +61,15 @@ async function main(argv: string[]): Promise<number> {
       // Loaded on demand: the type generator is large and only `gen` needs it.
       const { genCommand } = await import('./gen');
       return genCommand(rest);
+    }
+    case 'init': {
+      // Loaded on demand, as gen: the templates write the generated types.
+      const { initCommand } = await import('./init');
+      return initCommand(rest);
+    }
+    case 'create': {
+      const { createCommand } = await import('./init');
+      return createCommand(rest);
     }
     case 'cluster': {
       const { clusterCommand } = await import('./cluster-command');

@@ -4,7 +4,8 @@
  * until the plan is empty (Ready=False in the kind's words, a Warning event when that changes, a backoff),
  * then released. A resource gone meanwhile (a reconcile from a cache that had not seen the release yet, as
  * the watch events of the objects just patched race the resource's own deletion) is not an error: nothing
- * is left to do.
+ * is left to do. Nor is a patch refused with a conflict (the cache had not seen the object's last change):
+ * the reconcile comes back within a second and plans with the fresh object.
  */
 import {
   isSyncWait,
@@ -51,6 +52,8 @@ const label = ({ type, obj }: { type: { kind: string }; obj: KubeObject }) =>
 export class Finalizer {
   /** By queue key: the message a held deletion last said, and how many reconciles in a row said it. */
   private readonly held = new Map<string, { message: string; count: number }>();
+  /** By queue key: resources whose last sync had a patch refused with a conflict. */
+  private readonly conflicted = new Set<string>();
 
   constructor(
     private readonly view: ClusterView,
@@ -74,15 +77,7 @@ export class Finalizer {
         return {}; // Someone else's finalizers, or none: nothing of ours holds it.
       }
       const steps = sync.plan(resource, this.view, true);
-      try {
-        await this.make(definition, steps, true, log);
-      } catch (err) {
-        // An object changed since the cache saw it (the events of the last undo not all in yet): its
-        // event brings the resource back with the fresh object; the retry is the safety net.
-        if (!isConflict(err)) throw err;
-        log.info('an object changed since the cache saw it: undoing again shortly', { error: String(err) });
-        return { requeueAfterMs: CONFLICT_RETRY_MS };
-      }
+      if (!(await this.make(definition, steps, true, log))) return { requeueAfterMs: CONFLICT_RETRY_MS };
       return steps.length === 0
         ? this.release(definition, resource, sync, log)
         : this.hold(definition, resource, steps, log);
@@ -99,25 +94,45 @@ export class Finalizer {
     return undefined;
   }
 
-  /** The sync of a resource that is not being deleted: its patches made; what it waits for. */
+  /**
+   * The sync of a resource that is not being deleted: its patches made; what it waits for. A patch refused
+   * with a conflict is left to the object's own event, which brings the resource back.
+   */
   async sync(definition: Kind, resource: CustomResource, log: Logger): Promise<SyncWait[]> {
     if (!definition.sync) return [];
     const steps = definition.sync.plan(resource, this.view, false);
-    await this.make(definition, steps, false, log);
+    if (!(await this.make(definition, steps, false, log))) {
+      this.conflicted.add(objectKey(definition, resource.metadata.namespace, resource.metadata.name));
+    }
     return steps.filter(isSyncWait);
+  }
+
+  /**
+   * How soon to look at a resource again whose last sync met a conflict (the event that caused it may not
+   * enqueue it: a metadata-only watch ignores a status change), once; undefined when it met none.
+   */
+  retryAfterMs(key: string): number | undefined {
+    return this.conflicted.delete(key) ? CONFLICT_RETRY_MS : undefined;
   }
 
   /** Forgets a resource that is gone. */
   forget(key: string): void {
     this.held.delete(key);
+    this.conflicted.delete(key);
   }
 
+  /**
+   * Makes the plan's patches, in order. False when one was refused with a conflict: the object changed
+   * since the cache saw it (another actor, a kubelet's heartbeat, the events of our last patches not all
+   * in yet), so the rest of the plan may be stale too. Its event brings the resource back with the fresh
+   * object: a retry, not an error.
+   */
   private async make(
     definition: Kind,
     steps: readonly SyncStep[],
     deleting: boolean,
     log: Logger,
-  ): Promise<void> {
+  ): Promise<boolean> {
     for (const step of steps) {
       if (isSyncWait(step)) continue;
       const { type, obj, patch } = step;
@@ -127,9 +142,17 @@ export class Finalizer {
             `declare it in permissions ({ type: <${type.kind}>, verbs: ['patch'] })`,
         );
       }
-      await this.writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, patch);
-      log.info(deleting ? 'undid sync' : 'synced', { object: label(step).replace(' ', '/') });
+      const object = label(step).replace(' ', '/');
+      try {
+        await this.writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, patch);
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        log.info('changed since the cache saw it: planning again with its next event', { object });
+        return false;
+      }
+      log.info(deleting ? 'undid sync' : 'synced', { object });
     }
+    return true;
   }
 
   private async release(

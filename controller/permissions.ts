@@ -67,8 +67,10 @@ function grants(kinds: readonly Kind[]): Map<string, Grant> {
   for (const kind of kinds) {
     // The informer lists and watches the resources; nothing reads one by name.
     grant(kind, kind.plural, ['list', 'watch']);
-    // A kind with a sync adds and releases its finalizer with a merge patch of the resource.
-    if (kind.sync) grant(kind, kind.plural, ['patch']);
+    // A merge patch of the resource adds and releases a finalizer: a kind with a sync's, and the one that
+    // holds a resource whose children wait for each other until they are deleted in order (any kind's
+    // construct may ask for waitFor).
+    grant(kind, kind.plural, ['patch']);
     // Status is server-side applied to the status subresource.
     grant(kind, `${kind.plural}/status`, ['patch']);
     // Children's ownerReferences set blockOwnerDeletion, which the OwnerReferencesPermissionEnforcement

@@ -36,6 +36,7 @@ import type { EventRecorder } from './events';
 import { ApiError, immutableFields, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/errors';
 import type { Logger } from './log';
 import { objectKey } from './object-key';
+import { OrderedDeletion } from './ordered-deletion';
 import { prune } from './prune';
 import { NotReadyRecheck } from './recheck';
 import { replaceImmutable } from './replace';
@@ -80,6 +81,7 @@ export class Reconciler {
   private readonly unseen = new Map<string, Map<string, string>>();
   private readonly writeOnly: WriteOnlyChildren;
   private readonly finalizer: Finalizer;
+  private readonly ordered: OrderedDeletion;
   private readonly drift: DriftRepair;
   private readonly blockers = new Blockers();
   /** See Blockers. */
@@ -101,16 +103,22 @@ export class Reconciler {
   ) {
     this.writeOnly = new WriteOnlyChildren(writer, now);
     this.finalizer = new Finalizer(view, writer, events, now);
+    this.ordered = new OrderedDeletion(view, writer);
     this.drift = new DriftRepair(writer, log);
   }
 
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const result = await this.reconcileResource(definition, namespace, name);
+    const key = objectKey(definition, namespace, name);
     // A write-only child's deletion sends no event: the resource comes back when its check is due. Not
     // when one is overdue: that reconcile did not get to it, and its own requeue says when to try again.
-    const due = this.writeOnly.nextCheckInMs(objectKey(definition, namespace, name));
-    if (due === undefined || due <= 0) return result;
-    return { requeueAfterMs: Math.min(result.requeueAfterMs ?? Infinity, due) };
+    const due = this.writeOnly.nextCheckInMs(key);
+    const soonest = Math.min(
+      result.requeueAfterMs ?? Infinity,
+      due !== undefined && due > 0 ? due : Infinity,
+      this.finalizer.retryAfterMs(key) ?? Infinity,
+    );
+    return soonest === Infinity ? result : { requeueAfterMs: soonest };
   }
 
   private async reconcileResource(
@@ -133,6 +141,14 @@ export class Reconciler {
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
     const { metadata } = resource;
+    // The kind's own finalizer work first (finalize.ts), while the children it may need are still there;
+    // then the children that wait for each other, in reverse order.
+    const syncHolds = !!definition.sync && !!metadata.finalizers?.includes(definition.sync.finalizer);
+    if (metadata.deletionTimestamp && !syncHolds) {
+      const synthesis = () => this.synthesis(definition, key, resource);
+      const ordered = await this.ordered.finalize(definition, resource, synthesis, log);
+      if (ordered) return ordered;
+    }
     const finalized = await this.finalizer.finalize(definition, resource, log);
     if (finalized) return finalized;
     // A namespace being deleted takes its resources and children with it: re-creating children there is
@@ -161,6 +177,8 @@ export class Reconciler {
       });
       return {};
     }
+    // Children that wait for each other are deleted in reverse order: a finalizer while they do.
+    await this.ordered.keep(definition, resource, desired);
 
     const created = this.writeOnly.records(key, resource);
     const outcomes = await Promise.all(

@@ -9,6 +9,13 @@
 #   5. npm test (tsc --noEmit, reconstruct gen --check, unit and offline tests)
 #   6. npx reconstruct cluster run -- npm run test:cluster (install, controller, a site's lifecycle)
 #
+# and then a project `reconstruct init` makes, as a new author starts one, with the same tarball:
+#
+#   7. reconstruct init (the packed package's CLI, as `npx cdk8s-reconstruct init` runs it)
+#   8. npm install of the packed tarball there, then `npx reconstruct create kind` for a second kind
+#   9. npm test; npm run build (the image's build step) and install --kinds dist/kinds.js (the image's
+#      kinds module, without tsx); npm run test:cluster
+#
 # The temporary folder goes away on exit (keep it with RECONSTRUCT_EXAMPLE_KEEP=1). The cluster
 # binaries come from RECONSTRUCT_BIN_DIR / RECONSTRUCT_CACHE_DIR as for the repository's own tests.
 set -euo pipefail
@@ -17,6 +24,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 EXAMPLE_SRC="$ROOT/examples/static-site"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/reconstruct-example.XXXXXX")"
 PROJECT="$WORK/static-site"
+INIT_PROJECT="$WORK/my-operator"
 mkdir -p "$WORK/tmp"
 
 log() { printf '[example] %s\n' "$*" >&2; }
@@ -32,9 +40,13 @@ cleanup() {
   local rc=$?
   trap '' INT TERM
   # `cluster run` tears its cluster down itself; this is for an interrupted run.
-  if [[ -d "$PROJECT/.cluster" && -x "$PROJECT/node_modules/.bin/reconstruct" ]]; then
-    (cd "$PROJECT" && TMPDIR="$WORK/tmp" ./node_modules/.bin/reconstruct cluster down) || log "cluster down failed"
-  fi
+  local project
+  for project in "$PROJECT" "$INIT_PROJECT"; do
+    if [[ -d "$project/.cluster" && -x "$project/node_modules/.bin/reconstruct" ]]; then
+      (cd "$project" && TMPDIR="$WORK/tmp" ./node_modules/.bin/reconstruct cluster down) ||
+        log "cluster down failed in $project"
+    fi
+  done
   if [[ "${RECONSTRUCT_EXAMPLE_KEEP:-}" == 1 ]]; then
     log "kept $WORK"
   else
@@ -117,6 +129,42 @@ cluster_tests() {
   TMPDIR="$WORK/tmp" npx reconstruct cluster run -- npm run test:cluster
 }
 
+# A project `reconstruct init` makes: the CLI of the package the example installed from the tarball.
+init_project() {
+  cd "$WORK"
+  "$PROJECT/node_modules/.bin/reconstruct" init "$(basename "$INIT_PROJECT")" --group shop.example.com
+}
+
+init_install() {
+  cd "$INIT_PROJECT"
+  # One install: the tarball takes the place of the cdk8s-reconstruct version that package.json names.
+  npm install --no-audit --no-fund "$TARBALL"
+}
+
+init_create_kind() {
+  cd "$INIT_PROJECT"
+  npx reconstruct create kind Cache
+}
+
+init_unit_tests() {
+  cd "$INIT_PROJECT"
+  # The first run writes the snapshots, as an author's first run does, also where CI is set.
+  npm test -- --ci=false
+}
+
+# What the project's Dockerfile runs: the kinds compiled to dist/, and loaded from there without tsx.
+init_build() {
+  cd "$INIT_PROJECT"
+  npm run build
+  npx reconstruct install --kinds dist/kinds.js --no-builtin-kinds -o - >"$WORK/install.yaml"
+  grep -q '^  name: caches.shop.example.com$' "$WORK/install.yaml"
+}
+
+init_cluster_tests() {
+  cd "$INIT_PROJECT"
+  TMPDIR="$WORK/tmp" npm run test:cluster
+}
+
 log "working in $WORK"
 step "npm pack (build)" pack
 step "copy examples/static-site" copy
@@ -124,6 +172,12 @@ step "npm install + packed package" install
 step "npm ls cdk8s constructs" single_copies
 step "npm test" unit_tests
 step "reconstruct cluster run test:cluster" cluster_tests
+step "reconstruct init" init_project
+step "init: npm install packed package" init_install
+step "init: reconstruct create kind" init_create_kind
+step "init: npm test" init_unit_tests
+step "init: npm run build + install" init_build
+step "init: npm run test:cluster" init_cluster_tests
 
 log "timings:"
 for t in "${TIMES[@]}"; do log "  $t"; done

@@ -17,6 +17,7 @@ import {
   type KubeObject,
 } from '../../constructs';
 import { CONFLICT_RETRY_MS, HELD_RECHECK_MAX_MS, HELD_RECHECK_MS } from '../../controller/finalize';
+import { ORDERED_DELETION_FINALIZER, ORDERED_RECHECK_MS } from '../../controller/ordered-deletion';
 import { InMemoryCluster, type Write } from '../../testing';
 import { sample } from '../fixtures/resources';
 import { TENANT_FINALIZER, tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
@@ -73,7 +74,9 @@ describe('a deletion the kind holds (TenantNamespace, pods still running)', () =
     // Observed: the deletion's new generation is not a spec change waiting to be reconciled.
     const status = tenant()?.status as { observedGeneration?: number };
     expect(status.observedGeneration).toBe(tenant()?.metadata.generation);
-    expect(tenant()?.metadata.finalizers).toEqual([TENANT_FINALIZER]);
+    // Its children wait for each other (the RoleBinding for the Namespace): a second finalizer orders
+    // their deletion once the kind's own work is done (ordered-deletion.test.ts).
+    expect(tenant()?.metadata.finalizers).toEqual([TENANT_FINALIZER, ORDERED_DELETION_FINALIZER]);
 
     // Still held, same message: no write, no event, a longer wait.
     expect(await reconcile()).toEqual({ requeueAfterMs: 2 * HELD_RECHECK_MS });
@@ -119,12 +122,16 @@ describe('a deletion the kind holds (TenantNamespace, pods still running)', () =
         verb: 'patch',
         kind: 'TenantNamespace',
         name: TENANT,
-        body: { metadata: { resourceVersion, finalizers: [] } },
+        body: { metadata: { resourceVersion, finalizers: [ORDERED_DELETION_FINALIZER] } },
       },
     ]);
     expect(takeEvents()).toEqual([]);
+    // Then the children, in reverse order: the RoleBinding before the Namespace it waited for.
+    expect(await reconcile()).toEqual({ requeueAfterMs: ORDERED_RECHECK_MS });
+    expect(writes()).toEqual(['delete RoleBinding/admin']);
+    expect(await reconcile()).toEqual({});
+    expect(writes()).toEqual([`delete Namespace/${TENANT}`, `patch TenantNamespace/${TENANT}`]);
     expect(tenant()).toBeUndefined();
-    // Garbage-collected through their ownerReferences, once their owner is gone, not before.
     expect(cluster.any(NAMESPACE, undefined, TENANT)).toBeUndefined();
     expect(cluster.any(ROLE_BINDING, TENANT, 'admin')).toBeUndefined();
 
@@ -139,6 +146,13 @@ describe('a deletion the kind holds (TenantNamespace, pods still running)', () =
     cluster.remove(tenantNamespaceKind, undefined, TENANT);
     expect(await reconcile()).toEqual({});
     expect(writes()).toEqual([`patch TenantNamespace/${TENANT}`]);
+    expect(tenant()?.metadata.finalizers).toEqual([ORDERED_DELETION_FINALIZER]);
+    for (let i = 0; i < 2; i++) await reconcile();
+    expect(writes()).toEqual([
+      'delete RoleBinding/admin',
+      `delete Namespace/${TENANT}`,
+      `patch TenantNamespace/${TENANT}`,
+    ]);
     expect(tenant()).toBeUndefined();
   });
 
@@ -149,7 +163,8 @@ describe('a deletion the kind holds (TenantNamespace, pods still running)', () =
     await reconcile();
     const stale = tenant()!;
     cluster.remove(POD, TENANT, 'web-1');
-    await reconcile(); // released: gone
+    for (let i = 0; i < 3; i++) await reconcile(); // released, its children deleted in order: gone
+    expect(tenant()).toBeUndefined();
     writes();
     takeEvents();
     // A pod's event brings the resource back before the cache has seen its deletion.
@@ -202,6 +217,29 @@ describe('a deletion held by its own undo (NodePool)', () => {
     expect(await cluster.reconcile(nodePoolKind, undefined, 'master')).toEqual({});
     expect(writes()).toEqual(['patch NodePool/master']);
     expect(pool()).toBeUndefined();
+  });
+
+  it('syncs again shortly, without an error, when the cache had not seen a node’s last change', async () => {
+    const { spec } = sample(nodePoolKind);
+    cluster.put(NODE, node('n1', { 'node-role.kubernetes.io/master': '' }));
+    cluster.putResource(nodePoolKind, 'master', spec);
+    await cluster.reconcile(nodePoolKind, undefined, 'master'); // the finalizer
+    // The cache shows the node as it was before its kubelet's last status update.
+    const stale = cluster.any(NODE, undefined, 'n1')!;
+    cluster.patch(NODE, undefined, 'n1', { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    const list = cluster.list.bind(cluster);
+    cluster.list = (type, ns, match) => (type === NODE ? [stale] : list(type, ns, match));
+    cluster.takeWrites();
+    const result = await cluster.reconcile(nodePoolKind, undefined, 'master');
+    expect(writes()).toEqual(
+      expect.arrayContaining(['apply RuntimeClass/node-pool-master', 'patch Node/n1']), // refused: 409
+    );
+    expect(result).toEqual({ requeueAfterMs: CONFLICT_RETRY_MS });
+    expect(errors()).toEqual([]);
+    // With the fresh node, as the node's event brings it.
+    cluster.list = list;
+    await cluster.reconcile(nodePoolKind, undefined, 'master');
+    expect(cluster.any(NODE, undefined, 'n1')?.metadata.labels).toMatchObject(spec.labels ?? {});
   });
 
   it('tries an undo again shortly, without an error, when the cache had not seen a node’s last change', async () => {

@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { sleep } from '../../controller/abortable';
+import { ORDERED_DELETION_FINALIZER } from '../../controller/ordered-deletion';
 import { toYaml } from '../../synth/yaml';
 import { TENANT_FINALIZER, tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 import { type RunningController, startController } from '../support/controller';
@@ -106,7 +107,8 @@ it('hands out admin in the namespace it makes, holds its deletion while pods run
   expect(ready()).toMatchObject({ status: 'False', reason: 'PodsRunning', message });
   const held = read();
   expect(held.metadata.deletionTimestamp).toBeDefined();
-  expect(held.metadata.finalizers).toEqual([TENANT_FINALIZER]);
+  // The second orders the children's deletion once the kind's own work is done (ordered-deletion.ts).
+  expect(held.metadata.finalizers).toEqual([TENANT_FINALIZER, ORDERED_DELETION_FINALIZER]);
   expect(held.status?.observedGeneration).toBe(held.metadata.generation);
   // Events about cluster-scoped objects are in default.
   const warnings = () =>

@@ -90,7 +90,7 @@ describe('the RBAC of the install', () => {
     expect(rules).toEqual(grants(clusterRules(builtinKinds)));
     // No update (PUT) of anything, no get of the resources, their status, or what kinds only watch.
     expect(rules.filter((r) => /update/.test(r) && !r.includes('/finalizers:'))).toEqual([]);
-    expect(rules).toContain('cache.example.com/memcacheds: list,watch');
+    expect(rules).toContain('cache.example.com/memcacheds: list,watch,patch'); // finalizers: ordered deletion
     expect(rules).toContain('cache.example.com/memcacheds/status: patch');
     expect(rules).toContain('cache.example.com/memcacheds/finalizers: update');
     expect(rules).toContain('/pods: list,watch');
@@ -199,7 +199,7 @@ describe('the RBAC of the install', () => {
       '/pods: delete',
       'apiextensions.k8s.io/customresourcedefinitions: list,watch',
       'apps/deployments/scale: patch',
-      'greetings.example.com/greetings: list,watch',
+      'greetings.example.com/greetings: list,watch,patch',
       'greetings.example.com/greetings/finalizers: update',
       'greetings.example.com/greetings/status: patch',
     ]);

@@ -127,3 +127,45 @@ it('with a fixed-name Job and the replace policy: the Job is made again, then th
   await waitFor(() => image('replaced') === 'app:v2', { what: 'the Deployment to roll' });
   await waitFor(() => isReady('replaced'), { what: 'Ready again' });
 });
+
+it('deletes in reverse order: the Job the Deployment waited for stays until the Deployment is gone', async () => {
+  apply('ordered', { image: 'app:v1', replicas: 1, migrate: { naming: 'fixed' } });
+  await waitFor(() => isReady('ordered'), { what: 'Ready', timeoutMs: 60_000 });
+  const exists = (kind: string, name: string) =>
+    kubectl([`get`, kind, name, '-n', ns, '--ignore-not-found', '-o', 'name'], {
+      allowFail: true,
+    }).stdout.trim() !== '';
+  // A finalizer of the test's own holds the Deployment while it is being deleted.
+  kubectl([
+    'patch',
+    'deployment',
+    'ordered',
+    '-n',
+    ns,
+    '--type=merge',
+    '-p',
+    '{"metadata":{"finalizers":["example.com/hold"]}}',
+  ]);
+  kubectl(['delete', 'webapp', 'ordered', '-n', ns, '--wait=false']);
+  await waitFor(
+    () =>
+      getJson<{ metadata: { deletionTimestamp?: string } }>(['deployment', 'ordered', '-n', ns]).metadata
+        .deletionTimestamp !== undefined,
+    { what: 'the Deployment to be deleted first' },
+  );
+  await new Promise((r) => setTimeout(r, 3_000));
+  expect([exists('job', 'ordered-migrate'), exists('webapp', 'ordered')]).toEqual([true, true]);
+
+  kubectl([
+    'patch',
+    'deployment',
+    'ordered',
+    '-n',
+    ns,
+    '--type=merge',
+    '-p',
+    '{"metadata":{"finalizers":null}}',
+  ]);
+  await waitFor(() => !exists('job', 'ordered-migrate'), { what: 'the Job to go after it' });
+  await waitFor(() => !exists('webapp', 'ordered'), { what: 'the WebApp to go' });
+});
