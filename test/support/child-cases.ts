@@ -28,10 +28,14 @@ function podSpec(random: Random, restartPolicy?: string): JsonObject {
   return { containers: [container], ...(restartPolicy ? { restartPolicy } : {}) };
 }
 
-/** A valid child of `kind`, with random choices where the API server takes many. */
-export function validChild(random: Random, kind: ApiKind, name: string, ns: string): Manifest {
+/**
+ * A valid child of `kind`, with random choices where the API server takes many, for a resource named
+ * `owner`.
+ */
+export function validChild(random: Random, kind: ApiKind, name: string, ns: string, owner: string): Manifest {
   const app = pick(random, ['shop', 'blog', 'a.b-c_d']);
-  const labels = { app };
+  // The owner's name in the pods' labels, as the kit asks of a selector (synthesize's checkSelectors).
+  const labels = { app, 'example.com/owner': owner };
   const selector = { matchLabels: labels };
   const template = (restartPolicy?: string) => ({
     metadata: { labels },

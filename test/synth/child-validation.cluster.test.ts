@@ -132,7 +132,7 @@ it('what offline child validation accepts, a server dry run accepts, and what it
   const verdicts: Verdict[] = [];
   for (let i = 0; i < CASES; i++) {
     const kind = pick(random, KINDS);
-    const child = validChild(random, kind, `c${i}`, ns);
+    const child = validChild(random, kind, `c${i}`, ns, 'p');
     const schema = kubernetesSchema(kind.apiVersion, kind.kind)!;
     const roll = random();
     const mutations = roll < 0.25 ? VALID : roll < 0.65 ? schemaMutations(schema) : TARGETED;
