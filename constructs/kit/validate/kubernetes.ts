@@ -22,7 +22,7 @@ import { validateNode } from './openapi';
 import { parseQuantity } from '../quantity';
 
 /** The file's name, beside this module (in dist/ too: `npm run build` copies it). */
-export const SCHEMAS_FILE = 'kubernetes-openapi.json';
+const SCHEMAS_FILE = 'kubernetes-openapi.json';
 
 /** What scripts/openapi/generate.ts writes. */
 interface SchemasFile {
@@ -40,10 +40,6 @@ class Schemas {
   private readonly resolved = new Map<string, JSONSchemaProps>();
 
   constructor(private readonly file: SchemasFile) {}
-
-  get version(): string {
-    return this.file.kubernetes;
-  }
 
   /** The schema of a kind, by `apiVersion` and `kind`; undefined for a kind the file does not have. */
   ofKind(apiVersion: string, kind: string): JSONSchemaProps | undefined {
@@ -82,11 +78,6 @@ let schemas: Schemas | undefined;
 function loaded(): Schemas {
   schemas ??= new Schemas(JSON.parse(readFileSync(join(__dirname, SCHEMAS_FILE), 'utf8')) as SchemasFile);
   return schemas;
-}
-
-/** The Kubernetes version whose schemas children are checked against, e.g. `v1.36.3`. */
-export function kubernetesVersion(): string {
-  return loaded().version;
 }
 
 /** The schema `validateChild` checks a kind against, references resolved; undefined when it has none. */
