@@ -3,7 +3,8 @@
  * how that compares with building the same children by hand. Run with `npm run bench:synth`
  * (node --expose-gc, so that heap figures after a collection are real); `npm run bench:synth -- --phases`
  * also splits the time into App creation, building the Chart and toJson; `-- <kind>` runs only the kinds
- * whose name starts with it.
+ * whose name starts with it; `-- --validate-children` also checks every child of the kind's side against
+ * the Kubernetes schemas, as offline rendering does (validateChild).
  *
  * Every resource differs from the one before (bench/synth/resources.ts), and every one gets an owner, as
  * in-cluster. Each kind has a baseline of its own (bench/synth/baselines.ts): the same children, with the
@@ -17,7 +18,7 @@
  */
 import { App, Chart } from 'cdk8s';
 import { cpus, loadavg } from 'node:os';
-import { synthCases, type SynthCase } from './synth/cases';
+import { synthCases, withChildValidation, type SynthCase } from './synth/cases';
 
 /** Resources per round and kind. */
 const COUNT = Number(process.env.BENCH_COUNT ?? 1000);
@@ -158,13 +159,14 @@ function row(c: SynthCase, { kind, baseline }: Measured): { line: string; missed
 function main(): void {
   const args = process.argv.slice(2);
   const only = args.find((a) => !a.startsWith('--'));
-  const selected = only
-    ? synthCases.filter((c) => c.name.toLowerCase().startsWith(only.toLowerCase()))
-    : synthCases;
+  const validate = args.includes('--validate-children');
+  const selected = (
+    only ? synthCases.filter((c) => c.name.toLowerCase().startsWith(only.toLowerCase())) : synthCases
+  ).map((c) => (validate ? withChildValidation(c) : c));
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(
     `Synthesis: ${ROUNDS} rounds of ${COUNT} resources per kind and per baseline, kinds in turn, ` +
-      `after ${WARMUP} warm-up each; one process`,
+      `after ${WARMUP} warm-up each; one process${validate ? '; children validated against the Kubernetes schemas' : ''}`,
   );
   console.log(
     `Node ${process.version}, ${cpus().length} cores (${cpu}), ${process.platform}/${process.arch}`,

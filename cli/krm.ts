@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { runKrmFunction } from '../synth/krm';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
-const KRM_HELP = `Usage: reconstruct krm [--include-generated] [--kinds MODULE]
+const KRM_HELP = `Usage: reconstruct krm [--include-generated] [--no-validate-children] [--kinds MODULE]
 
 Runs the renderer as a KRM function, as kustomize (an exec transformer) and kpt run it: reads a
 ResourceList on standard input and writes one on standard output. Each custom resource of a known
@@ -27,6 +27,8 @@ A kustomization runs it through a small executable (kustomize gives exec functio
 Options:
   --include-generated
                      also render the children whose values the controller generates (see synth)
+  --no-validate-children
+                     do not check the children against the schemas of their kinds (see synth)
 ${KINDS_HELP}
   -h, --help         show this help
 `;
@@ -39,13 +41,20 @@ export async function krmCommand(
   stdin: () => string = () => readFileSync(0, 'utf8'),
 ): Promise<number> {
   const io = { out, err };
-  const parsed = parseCommand('krm', KRM_HELP, argv, { 'include-generated': { type: 'boolean' } }, io);
+  const parsed = parseCommand(
+    'krm',
+    KRM_HELP,
+    argv,
+    { 'include-generated': { type: 'boolean' }, 'no-validate-children': { type: 'boolean' } },
+    io,
+  );
   if (typeof parsed === 'number') return parsed;
   const kinds = await commandKinds('krm', parsed.values, io);
   if (typeof kinds === 'number') return kinds;
   const { output, failed, problems } = runKrmFunction(stdin(), {
     kinds,
     includeGenerated: parsed.values['include-generated'] === true,
+    validateChildren: parsed.values['no-validate-children'] !== true,
   });
   out.write(output);
   for (const line of problems) err.write(`${line}\n`);

@@ -16,15 +16,17 @@ import {
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
 const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--unknown pass|error]
-                       [--include-generated] [--kinds MODULE]
+                       [--include-generated] [--no-validate-children] [--kinds MODULE]
 
 Renders custom resources to the plain Kubernetes manifests the operator would apply, without a
 cluster. Built-in kinds: ${builtinKinds.map((k) => k.kind).join(', ')}.
 
 PATH is a YAML file (several documents separated by ---), a folder searched for *.yaml, *.yml and
 *.json, or - for standard input. Each resource is checked against its CRD schema, the same schema the
-API server enforces, and against its construct's own checks. Documents that are not resources of
-these kinds (ordinary manifests beside them) are written out unchanged, in order.
+API server enforces, and against its construct's own checks; each child it renders against the
+schema of its kind: for built-in kinds, the OpenAPI schemas of the Kubernetes version the package
+targets (shipped with it), for the kinds above, their CRDs. Documents that are not resources of these kinds
+(ordinary manifests beside them) are written out unchanged, in order.
 
 Options:
   -o, --output DIR   write one file per resource (and per document passed through) into DIR
@@ -38,12 +40,15 @@ Options:
                      also render the children whose values the controller generates when it creates
                      them (a create-only Secret's password), with freshly generated values; by default
                      they are left out, and said so on standard error
+  --no-validate-children
+                     do not check the children against the schemas of their kinds (a resource with
+                     a child the API server would refuse is then rendered)
 ${KINDS_HELP}
   -h, --help         show this help
 
 Every invalid or unknown resource is reported on standard error as
   FILE: KIND/NAME: FIELD: message
-and the valid ones are still rendered. Each document is rendered and written as soon as it is read,
+(a child's problem as FILE: KIND/NAME: CHILD-KIND child-name: FIELD: message) and the valid ones are still rendered. Each document is rendered and written as soon as it is read,
 so that memory holds one document at a time; one over 3 MiB is reported and not read. The exit status is 0 when everything rendered, 1 when
 anything failed, 2 for a usage error.
 `;
@@ -136,6 +141,7 @@ export async function synthCommand(
       output: { type: 'string', short: 'o' },
       namespace: { type: 'string', short: 'n' },
       'include-generated': { type: 'boolean' },
+      'no-validate-children': { type: 'boolean' },
       unknown: { type: 'string' },
     },
     io,
@@ -158,6 +164,7 @@ export async function synthCommand(
     kinds,
     namespace: values.namespace,
     includeGenerated: values['include-generated'] === true,
+    validateChildren: values['no-validate-children'] !== true,
     unknown,
   });
 

@@ -15,6 +15,7 @@ import {
   type Manifest,
   type Readiness,
 } from '../constructs/kit';
+import { childKindOf } from '../constructs/kit/child-kinds';
 import { onlyFields, policyOf, withoutFields, type ParsedChildPolicy } from '../constructs/kit/child-policy';
 import { APPLIED_HASH_ANNOTATION, withAppliedHash } from './converge';
 
@@ -31,15 +32,6 @@ export function ownedBy(obj: KubeObject, uid: string | undefined): boolean {
   );
 }
 
-function childType(definition: Kind, child: Manifest): ApiKind {
-  const type = definition.children.find((c) => c.apiVersion === child.apiVersion && c.kind === child.kind);
-  if (!type)
-    throw new Error(
-      `${definition.kind} synthesized a ${child.apiVersion} ${child.kind}, which its definition's children do not list`,
-    );
-  return type;
-}
-
 /** One child as the controller handles it: what was rendered, its policy, and what to write. */
 export interface Intent {
   /** As rendered. */
@@ -54,8 +46,9 @@ export interface Intent {
   readonly initial?: Manifest;
 }
 
+/** One child of those `synthesize` returned, which has checked that its kind is one of `definition`'s. */
 export function intentOf(definition: Kind, child: Manifest): Intent {
-  const type = childType(definition, child);
+  const type = childKindOf(definition.children, child)!;
   const policy = policyOf(child);
   if (policy.ignoreFields.length === 0) {
     const applied = policy.createOnly ? child : withAppliedHash(child);

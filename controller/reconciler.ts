@@ -30,6 +30,7 @@ import { adopt } from './adopt';
 import { Blockers, type BlockedResource } from './blocked';
 import { applyNeeded } from './converge';
 import { DriftRepair } from './drift';
+import { ChildError } from '../constructs/kit/child-kinds';
 import { intentOf, notYetCurrent, ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import type { EventRecorder } from './events';
 import { ApiError, immutableFields, isNamespaceTerminating, isOwnerKindUndiscovered } from './kube/errors';
@@ -165,7 +166,8 @@ export class Reconciler {
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
       // Not retried: only a change to the resource can fix it, and that change brings it back.
-      log.warn('cannot synthesize', { field: err.field, error: err.detail });
+      const child = err instanceof ChildError ? { child: err.child } : {};
+      log.warn('cannot synthesize', { ...child, field: err.field, error: err.detail });
       this.events.emit(resource, 'Warning', 'InvalidSpec', err.message);
       const created = this.writeOnly.records(key, resource);
       await this.writeStatus(definition, resource, created.length > 0 ? { createdChildren: created } : {}, {

@@ -28,6 +28,8 @@ export interface KrmResult {
 interface KrmOptions {
   readonly kinds: KindRegistry;
   readonly includeGenerated?: boolean;
+  /** See RenderOptions.validateChildren. @default true */
+  readonly validateChildren?: boolean;
 }
 
 type Item = Manifest & { metadata: Manifest['metadata'] & { annotations?: Record<string, string> } };
@@ -43,10 +45,15 @@ function result(problem: Problem, items: readonly unknown[]): KrmResult {
   const item = problem.document !== undefined ? items[problem.document - 1] : undefined;
   const ref = resourceRef(item);
   return {
-    message: shortened(problem.message),
+    // A child's problem is in the message: resourceRef and field name the item, and the child is not one.
+    message: shortened(
+      problem.child
+        ? [problem.child, ...(problem.field ? [problem.field] : []), problem.message].join(': ')
+        : problem.message,
+    ),
     severity: 'error',
     ...(ref ? { resourceRef: ref } : {}),
-    ...(problem.field ? { field: { path: problem.field } } : {}),
+    ...(problem.field && !problem.child ? { field: { path: problem.field } } : {}),
     ...(problem.file.startsWith('items[') ? {} : { file: { path: problem.file } }),
   };
 }
@@ -83,6 +90,7 @@ export function runKrmFunction(
   const { rendered, outputs, problems } = renderAll(documents, {
     kinds: options.kinds,
     includeGenerated: options.includeGenerated,
+    validateChildren: options.validateChildren,
   });
   const results = problems.map((p) => result(p, items));
   // Children left out for their generated values: said, not failed (as `synth` says so on stderr).

@@ -5,6 +5,8 @@ export interface Problem {
   readonly document?: number;
   /** `KIND/NAME` (with `NAMESPACE/` before NAME when set), or a document number when unparseable. */
   readonly resource: string;
+  /** `<Kind> <name>` of the resource's child the problem is in; `field` is then a path in that child. */
+  readonly child?: string;
   /** Path in the resource, e.g. `spec.backends[0].weight`; absent when the problem is the whole document. */
   readonly field?: string;
   readonly message: string;
@@ -20,9 +22,12 @@ export function shortened(text: string, max = MAX_PART): string {
   return `${text.slice(0, keep)}…(${text.length - 2 * keep} characters left out)…${text.slice(-keep)}`;
 }
 
-/** `FILE: KIND/NAME: FIELD: message`, the line the renderer prints on standard error. */
+/**
+ * `FILE: KIND/NAME: FIELD: message`, the line the renderer prints on standard error; a child's problem is
+ * `FILE: KIND/NAME: CHILD-KIND child-name: FIELD: message`.
+ */
 export function formatProblem(p: Problem): string {
-  return [p.file, p.resource, ...(p.field ? [p.field] : []), p.message]
+  return [p.file, p.resource, ...(p.child ? [p.child] : []), ...(p.field ? [p.field] : []), p.message]
     .map((part) => shortened(part))
     .join(': ');
 }

@@ -12,9 +12,11 @@ import {
   generatedFields,
   withGeneratedValues,
 } from '../constructs/kit/child-policy';
+import { ChildError, childLabel } from '../constructs/kit/child-kinds';
+import { validateChild } from '../constructs/kit/validate/kubernetes';
 import type { Problem } from './problem';
 import { parseDocuments, type SourceDocument } from './read';
-import { validateResource } from '../constructs/kit/validate';
+import { validateResource, type FieldError } from '../constructs/kit/validate';
 
 /** A resource that passed every check, with its children. */
 export interface Rendered {
@@ -65,6 +67,13 @@ export interface RenderOptions {
    * of their own. By default they are left out (`Rendered.omitted`): a password does not belong in files.
    */
   readonly includeGenerated?: boolean;
+  /**
+   * Check every child as the API server would check its apply: a child of a built-in kind against the
+   * OpenAPI schemas of the Kubernetes version the package targets (see validateChild), a child of one of
+   * `kinds` against its CRD. A resource with a child that fails is not rendered; its problems name the child.
+   * @default true
+   */
+  readonly validateChildren?: boolean;
 }
 
 /** What to tell the user about a child left out for its generated values. */
@@ -153,15 +162,35 @@ export function renderDocument(
   }
   const resource = object as unknown as CustomResource;
   try {
-    const children = offlineChildren(
-      synthesize(definition, resource, { admitted: true }),
-      options.includeGenerated,
-    );
+    const synthesized = synthesize(definition, resource, { admitted: true });
+    if (options.validateChildren !== false) {
+      const problems = synthesized.flatMap((child) =>
+        childErrors(child, options.kinds).map((e): Problem => ({
+          ...problem(e.field || undefined, e.message, resource),
+          child: childLabel(child),
+        })),
+      );
+      if (problems.length > 0) return { problems };
+    }
+    const children = offlineChildren(synthesized, options.includeGenerated);
     return { rendered: { file, kind: definition, resource, ...children }, problems: [] };
   } catch (err) {
+    if (err instanceof ChildError) {
+      return { problems: [{ ...problem(err.field, err.detail, resource), child: err.child }] };
+    }
     if (err instanceof SpecError) return { problems: [problem(err.field, err.detail, resource)] };
     return { problems: [problem(undefined, `cannot synthesize: ${(err as Error).message}`, resource)] };
   }
+}
+
+/**
+ * What the API server would refuse of a child: by the Kubernetes schemas for a built-in kind, by its CRD for
+ * a child of one of `kinds`; nothing for a kind neither knows.
+ */
+function childErrors(child: Manifest, kinds: KindRegistry): readonly FieldError[] {
+  const own = kinds.get(child.apiVersion, child.kind);
+  if (own) return validateResource(own.crd, child).errors;
+  return validateChild(child) ?? [];
 }
 
 /** What renderAll gives: the rendered resources, and with them the documents passed through. */

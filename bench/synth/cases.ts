@@ -24,6 +24,7 @@ import {
   nodePoolBaseline,
   type Baseline,
 } from './baselines';
+import { validateChild } from '../../constructs/kit/validate/kubernetes';
 import { OWNER, balancer, databaseManager, memcached, mysqlCluster, nodePool } from './resources';
 
 /** One kind and its baseline. */
@@ -70,3 +71,25 @@ export const synthCases: readonly SynthCase[] = [
   synthCase(balancerKind, balancer, balancerBaseline),
   synthCase(mysqlClusterKind, mysqlCluster, mysqlClusterBaseline),
 ];
+
+/**
+ * `c` with each child also checked as offline rendering checks it (validateChild, against the Kubernetes
+ * schemas): what `bench:synth -- --validate-children` measures. A child that fails is a bug here.
+ */
+export function withChildValidation(c: SynthCase): SynthCase {
+  return {
+    ...c,
+    synthesize: (i) => {
+      const children = c.synthesize(i);
+      for (const child of children) {
+        const errors = validateChild(child);
+        if (errors && errors.length > 0) {
+          throw new Error(
+            `${child.kind} ${child.metadata.name}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+          );
+        }
+      }
+      return children;
+    },
+  };
+}

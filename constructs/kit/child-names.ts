@@ -29,15 +29,32 @@ const DNS_1123_SUBDOMAIN: NameRule = {
   pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
   what: 'a DNS-1123 subdomain: lower-case letters, digits, "-" and "."',
 };
-/** RBAC objects take any path segment (`system:reader`). */
+/** RBAC objects and PodDisruptionBudgets take any path segment (`system:reader`). */
 const PATH_SEGMENT: NameRule = {
   max: Infinity,
   pattern: /^(?!\.\.?$)[^/%]+$/,
   what: 'a path segment: no "/" or "%", not "." or ".."',
 };
 
+/** A Job's name is the value of its pods' `job-name` and `batch.kubernetes.io/job-name` labels. */
+const JOB_NAME: NameRule = {
+  max: 63,
+  pattern: DNS_1123_SUBDOMAIN.pattern,
+  what: "a DNS-1123 subdomain that fits a label value: it is the value of the pods' job-name label",
+};
+/** A CronJob's Jobs are named `<name>-<11 characters>`, which must fit a label value too. */
+const CRON_JOB_NAME: NameRule = {
+  max: 52,
+  pattern: DNS_1123_SUBDOMAIN.pattern,
+  what: 'a DNS-1123 subdomain of at most 52 characters: its Jobs are named after it',
+};
+
 /** The name rules of the kinds that differ from the rule of most: a DNS-1123 subdomain. */
 const NAME_RULES: Record<string, NameRule> = {
+  'apps/v1 StatefulSet': DNS_1123_LABEL,
+  'policy/v1 PodDisruptionBudget': PATH_SEGMENT,
+  'batch/v1 Job': JOB_NAME,
+  'batch/v1 CronJob': CRON_JOB_NAME,
   'v1 Service': DNS_1035_LABEL,
   'v1 Namespace': DNS_1123_LABEL,
   'rbac.authorization.k8s.io/v1 Role': PATH_SEGMENT,

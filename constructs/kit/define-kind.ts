@@ -127,7 +127,8 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   readonly construct: KindConstruct<Spec>;
   /**
    * Every kind of object the construct may produce: what pruning lists, the controller watches and RBAC
-   * grants. A child of a kind not listed here fails the reconcile with a message naming it. A kind wrapped
+   * grants. A child of a kind not listed here is refused by `synthesize`, naming it: a problem offline,
+   * Ready=False (`InvalidSpec`) in the controller. A kind wrapped
    * in `writeOnly` (`writeOnly(SECRET)`) is created but never read: see WriteOnlyKind.
    */
   readonly children: readonly ApiKind[];

@@ -1,6 +1,7 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { ADMITTED_CONTEXT } from './admit';
+import { checkChildKinds } from './child-kinds';
 import { checkChildNames } from './child-names';
 import { OWNER_UID_ANNOTATION, RETAIN_ANNOTATION, checkPolicies } from './child-policy';
 import type { Kind } from './define-kind';
@@ -81,7 +82,8 @@ export function resourceChart<Spec>(
 /**
  * The complete desired set of children of one custom resource: pure, no I/O. A fresh cdk8s App per call,
  * since a shared one re-validates everything on every synthesis and grows without bound. Throws SpecError
- * for a child the API server would refuse for its name or a label value (see checkChildNames), for a pod
+ * for a child of a kind the definition's `children` do not list (a ChildError, see checkChildKinds), for a
+ * child the API server would refuse for its name or a label value (see checkChildNames), for a pod
  * selector that would take in the pods of another resource of the kind (see checkSelectors), and when the
  * children's policies do not fit together (a child waits for one that is not rendered, or in a cycle).
  *
@@ -98,6 +100,7 @@ export function synthesize<Spec>(
 ): Manifest[] {
   const chart = resourceChart(new App(), resource.metadata?.name || 'resource', kind, resource, options);
   const children = childrenOf(chart);
+  checkChildKinds(kind, children);
   checkChildNames(resource, children);
   checkSelectors(resource, children);
   checkPolicies(children, kind.children);

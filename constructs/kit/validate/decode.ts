@@ -17,14 +17,15 @@ import type { Issue } from './field';
 
 /**
  * Prunes, drops nulls and defaults `object` in place by its version's schema. Returns the unknown fields
- * it found: those of `metadata` in their order, then the pruned ones sorted by path.
+ * it found: those of `metadata` in their order, then the pruned ones sorted by path. `defaults: false`
+ * skips the defaulting, for a schema that has no defaults.
  */
-export function decode(object: JsonObject, schema: JSONSchemaProps): Issue[] {
+export function decode(object: JsonObject, schema: JSONSchemaProps, defaults = true): Issue[] {
   const unknownMeta = unknownMetadataFields(object.metadata);
   const pruned: string[] = [];
   prune(object, schema, [], pruned, true);
   pruneNullsWithoutDefaults(object, schema);
-  applyDefaults(object, schema);
+  if (defaults) applyDefaults(object, schema);
   return [...unknownMeta, ...pruned.sort()].map(unknownField);
 }
 

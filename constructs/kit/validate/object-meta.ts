@@ -40,7 +40,7 @@ function isDNS1123Subdomain(value: string): string[] {
   return errs;
 }
 
-function isDNS1123Label(value: string): string[] {
+export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > 63) errs.push(maxLenError(63));
   if (!DNS1123_LABEL_RE.test(value)) {

@@ -69,7 +69,7 @@ function typeInfo(value: Json): [string, string] {
   return [Array.isArray(value) ? 'array' : 'object', ''];
 }
 
-const fieldOf = (name: string): string => name.replace(/^\./, '');
+const fieldOf = (name: string): string => (name.startsWith('.') ? name.slice(1) : name);
 const patterns = new Map<string, RegExp | Error>();
 
 function compilePattern(pattern: string): RegExp | Error {

@@ -3,7 +3,8 @@
  * child the API server refuses. Refused at synthesis (offline and in the controller) naming the field,
  * and at admission by `maxNameLength`.
  */
-import { SpecError, synthesize } from '../../../constructs/kit';
+import { SpecError, synthesize, type Manifest } from '../../../constructs/kit';
+import { checkChildNames } from '../../../constructs/kit/child-names';
 import { renderResources } from '../../../synth/render';
 import { exporterKind, exporter as resource } from '../../fixtures/kinds/exporter';
 
@@ -62,6 +63,45 @@ describe('a child name the API server would refuse', () => {
         message: expect.stringContaining('makes Service name') as string,
       }),
     ]);
+  });
+});
+
+describe('a name that becomes a label value', () => {
+  const child = (apiVersion: string, kind: string, name: string): Manifest => ({
+    apiVersion,
+    kind,
+    metadata: { name },
+  });
+  const detail = (children: Manifest[]) =>
+    specError(() => checkChildNames({ metadata: { name: 'web' } }, children)).detail;
+
+  it("refuses a Job over 63 characters: its name is its pods' job-name label", () => {
+    expect(() =>
+      checkChildNames({ metadata: { name: 'web' } }, [child('batch/v1', 'Job', 'j'.repeat(63))]),
+    ).not.toThrow();
+    expect(detail([child('batch/v1', 'Job', `${'j'.repeat(60)}-web`)])).toBe(
+      `"web" makes Job name "${'j'.repeat(60)}-web" 64 characters; the API server accepts at most 63`,
+    );
+  });
+
+  it('takes the names the API server takes of a StatefulSet (a DNS label) and a PodDisruptionBudget (a path segment)', () => {
+    expect(detail([child('apps/v1', 'StatefulSet', 's'.repeat(64))])).toBe(
+      `the spec makes StatefulSet name "${'s'.repeat(64)}" 64 characters; the API server accepts at most 63`,
+    );
+    expect(() =>
+      checkChildNames({ metadata: { name: 'web' } }, [
+        child('policy/v1', 'PodDisruptionBudget', `A_b:${'p'.repeat(300)}`),
+      ]),
+    ).not.toThrow();
+  });
+
+  it('refuses a CronJob over 52 characters: its Jobs are named after it', () => {
+    expect(() =>
+      checkChildNames({ metadata: { name: 'web' } }, [child('batch/v1', 'CronJob', 'c'.repeat(52))]),
+    ).not.toThrow();
+    expect(detail([child('batch/v1', 'CronJob', 'c'.repeat(53))])).toBe(
+      `the spec makes CronJob name "${'c'.repeat(53)}" 53 characters; the API server accepts at most 52`,
+    );
   });
 });
 
