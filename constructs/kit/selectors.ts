@@ -11,7 +11,8 @@
  * `app: docs-web`). Selectors that match none of the resource's own pods select someone else's (a
  * Balancer's backends) and are left alone, as are selectors in a namespace the resource itself creates.
  */
-import { SpecError, type CustomResource, type Manifest } from './resource';
+import { ChildError } from './child-kinds';
+import type { CustomResource, Manifest } from './resource';
 
 /** The label cdk8s-plus puts on every pod it makes and selects by (kplus.Pod.ADDRESS_LABEL). */
 export const ADDRESS_LABEL = 'cdk8s.io/metadata.addr';
@@ -160,7 +161,7 @@ function describe(s: Selector): string {
 }
 
 /**
- * Throws SpecError naming the child and its selector field when a child's pod selector would take in
+ * Throws ChildError naming the child and its selector field when a child's pod selector would take in
  * pods of another resource of the same kind, or selects by the cdk8s-plus address label that none of
  * the resource's pods carries (`withoutAddressLabel` took it off). See the module comment.
  */
@@ -177,13 +178,14 @@ export function checkSelectors(
     if (child.kind === 'Namespace' && child.apiVersion === 'v1') ownNamespaces.add(child.metadata.name);
   }
   for (const { child, field, selector } of children.flatMap(selectorsOf)) {
-    const where = `${child.kind} ${child.metadata.name}: ${field}`;
+    const where = `${child.kind} ${child.metadata.name}`;
     const namespace = child.metadata.namespace;
     const own = templates.filter((t) => t.namespace === namespace && selectorMatches(selector, t.labels));
     if (own.length === 0) {
       if (usesAddress(selector)) {
-        throw new SpecError(
+        throw new ChildError(
           where,
+          field,
           `selects pods by ${ADDRESS_LABEL}, which none of this ${resource.kind}'s pods carries ` +
             '(withoutAddressLabel removes it): select by labels the pods carry',
         );
@@ -192,8 +194,9 @@ export function checkSelectors(
     }
     if (namespace !== undefined && ownNamespaces.has(namespace)) continue;
     if (termsOf(selector) > 0 && isTiedTo(selector, name)) continue;
-    throw new SpecError(
+    throw new ChildError(
       where,
+      field,
       `${describe(selector)} would also select the pods of every other ${resource.kind} in the namespace: ` +
         `select by the workload (cdk8s-plus's \`selector: deployment\`) or add a label whose value is the ` +
         `resource's name (${JSON.stringify(name)}) to the pods and the selector`,

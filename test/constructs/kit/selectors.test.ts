@@ -17,6 +17,8 @@ import {
   type Manifest,
   type ResourceProps,
 } from '../../../constructs/kit';
+import { ChildError } from '../../../constructs/kit/child-kinds';
+import { formatProblem } from '../../../synth/problem';
 import { renderResources } from '../../../synth/render';
 import { specError, type Labels } from '../manifests';
 import { cacheCluster, cacheClusterKind, webApp, webAppKind } from '../../fixtures/kinds/web-app';
@@ -193,7 +195,7 @@ describe('a selector that would take in the pods of other resources', () => {
 
   it('is refused, naming the child, its field, the selector and what to do', () => {
     const error = specError(() => synthesize(constantSelector, shop()));
-    expect(error.field).toBe('Deployment web: spec.selector');
+    expect([(error as ChildError).child, error.field]).toEqual(['Deployment web', 'spec.selector']);
     expect(error.detail).toBe(
       '{app: shop} would also select the pods of every other Shop in the namespace: select by the workload ' +
         '(cdk8s-plus\'s `selector: deployment`) or add a label whose value is the resource\'s name ("web") to ' +
@@ -204,7 +206,7 @@ describe('a selector that would take in the pods of other resources', () => {
   it('is a problem offline, naming the file and the resource, with the valid resources still rendered', () => {
     const yaml = `apiVersion: x.example.com/v1\nkind: Shop\nmetadata: {name: web}\nspec: {}\n`;
     const result = renderResources(yaml, { kinds: [constantSelector], source: 'shop.yaml' });
-    expect(result.problems.map((p) => `${p.file}: ${p.resource}: ${p.field}: ${p.message}`)).toEqual([
+    expect(result.problems.map(formatProblem)).toEqual([
       expect.stringMatching(
         /^shop\.yaml: Shop\/web: Deployment web: spec\.selector: \{app: shop\} would also select/,
       ),
@@ -233,7 +235,7 @@ describe('a selector that would take in the pods of other resources', () => {
       new kplus.Service(scope, 's', { metadata: { name }, selector: d, ports: [{ port: 80 }] });
     });
     const error = specError(() => synthesize(stripped, shop()));
-    expect(error.field).toBe('Deployment web: spec.selector');
+    expect([(error as ChildError).child, error.field]).toEqual(['Deployment web', 'spec.selector']);
     expect(error.detail).toMatch(
       /selects pods by cdk8s\.io\/metadata\.addr, which none of this Shop's pods carries/,
     );
