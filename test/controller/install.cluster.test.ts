@@ -174,13 +174,14 @@ describe('reconstruct install', () => {
     // Verbs no code path uses (docs/RBAC.md): no update of children, no reads of resources by name.
     expect(canI('update', 'deployments', ns)).toBe('no');
     expect(canI('get', 'memcacheds.cache.example.com', ns)).toBe('no');
-    expect(canI('patch', 'memcacheds.cache.example.com', ns)).toBe('no');
     expect(canI('get', 'memcacheds.cache.example.com/status', ns)).toBe('no');
     expect(canI('get', 'pods', ns)).toBe('no');
     // ...and grants what it does.
     expect(canI('patch', 'deployments', ns)).toBe('yes');
     expect(canI('patch', 'nodes')).toBe('yes');
     expect(canI('patch', 'nodepools.nodes.lailin.xyz')).toBe('yes'); // Its finalizer: the kind has a sync.
+    // Every kind's finalizers: ordered deletion, for resources whose children wait for each other.
+    expect(canI('patch', 'memcacheds.cache.example.com', ns)).toBe('yes');
     expect(canI('update', 'memcacheds.cache.example.com/finalizers', ns)).toBe('yes');
     expect(canI('patch', 'events', ns)).toBe('yes');
     expect(canI('patch', 'memcacheds.cache.example.com/status', ns)).toBe('yes');
