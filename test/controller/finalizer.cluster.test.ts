@@ -140,12 +140,13 @@ it('hands out admin in the namespace it makes, holds its deletion while pods run
     timeoutMs: 30_000,
   });
   expect(Date.now() - deleted).toBeLessThan(10_000);
-  // Then the Namespace, through its ownerReference.
+  // Then the Namespace, through its ownerReference: the garbage collector's own pace, slower on a cluster
+  // busy with the other test files' objects (and a kind whose CRD it learnt of at a discovery resync).
   await waitFor(
     () =>
       !exists(['namespace', tenant]) ||
       getJson<{ status: { phase: string } }>(['namespace', tenant]).status.phase === 'Terminating',
-    { what: 'the Namespace garbage-collected' },
+    { what: 'the Namespace garbage-collected', timeoutMs: 90_000 },
   );
   // A moment for a reconcile from a cache that had not seen the release yet.
   await sleep(2_000);
