@@ -15,6 +15,7 @@ import {
   exists,
   getJson,
   kubectl,
+  readyCondition,
   uniqueName,
   waitFor,
 } from '../support/kubectl';
@@ -69,16 +70,7 @@ const apply = (name: string, spec: PolicyDemoSpec) =>
     }),
   );
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-const ready = (name: string) =>
-  getJson<{ status?: { conditions?: Condition[] } }>(['policydemo', name, '-n', ns]).status?.conditions?.find(
-    (c) => c.type === 'Ready',
-  );
+const ready = (name: string) => readyCondition('policydemo', name, ns);
 const get = <T>(kind: string, name: string) => getJson<T>([kind, name, '-n', ns]);
 const token = (name: string) =>
   Buffer.from(get<{ data: { token: string } }>('secret', `${name}-token`).data.token, 'base64').toString();

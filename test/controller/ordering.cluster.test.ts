@@ -6,10 +6,20 @@
  * are unit-tested in ordering.test.ts.
  */
 import { join } from 'node:path';
+import { sleep } from '../../controller/abortable';
 import { toYaml } from '../../synth/yaml';
 import { webAppKind, type WebAppSpec } from '../fixtures/kinds/web-app';
 import { type RunningController, startController } from '../support/controller';
-import { applyYaml, createNamespace, deleteNamespace, getJson, kubectl, waitFor } from '../support/kubectl';
+import {
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  exists,
+  getJson,
+  kubectl,
+  readyCondition,
+  waitFor,
+} from '../support/kubectl';
 
 jest.setTimeout(240_000);
 
@@ -38,16 +48,7 @@ const apply = (name: string, spec: WebAppSpec) =>
       spec,
     }),
   );
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-const ready = (name: string) =>
-  getJson<{ status?: { conditions?: Condition[] } }>(['webapp', name, '-n', ns]).status?.conditions?.find(
-    (c) => c.type === 'Ready',
-  );
+const ready = (name: string) => readyCondition('webapp', name, ns);
 const image = (name: string) => {
   try {
     return getJson<{ spec: { template: { spec: { containers: { image: string }[] } } } }>([
@@ -77,7 +78,7 @@ async function keeps(name: string, expected: string, ms: number): Promise<void> 
   const until = Date.now() + ms;
   while (Date.now() < until) {
     expect(image(name)).toBe(expected);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
   }
 }
 
@@ -131,21 +132,20 @@ it('with a fixed-name Job and the replace policy: the Job is made again, then th
 it('deletes in reverse order: the Job the Deployment waited for stays until the Deployment is gone', async () => {
   apply('ordered', { image: 'app:v1', replicas: 1, migrate: { naming: 'fixed' } });
   await waitFor(() => isReady('ordered'), { what: 'Ready', timeoutMs: 60_000 });
-  const exists = (kind: string, name: string) =>
-    kubectl([`get`, kind, name, '-n', ns, '--ignore-not-found', '-o', 'name'], {
-      allowFail: true,
-    }).stdout.trim() !== '';
+  const present = (kind: string, name: string) => exists([kind, name, '-n', ns]);
+  const holdDeployment = (finalizers: string[] | null) =>
+    kubectl([
+      'patch',
+      'deployment',
+      'ordered',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ metadata: { finalizers } }),
+    ]);
   // A finalizer of the test's own holds the Deployment while it is being deleted.
-  kubectl([
-    'patch',
-    'deployment',
-    'ordered',
-    '-n',
-    ns,
-    '--type=merge',
-    '-p',
-    '{"metadata":{"finalizers":["example.com/hold"]}}',
-  ]);
+  holdDeployment(['example.com/hold']);
   kubectl(['delete', 'webapp', 'ordered', '-n', ns, '--wait=false']);
   await waitFor(
     () =>
@@ -153,19 +153,10 @@ it('deletes in reverse order: the Job the Deployment waited for stays until the 
         .deletionTimestamp !== undefined,
     { what: 'the Deployment to be deleted first' },
   );
-  await new Promise((r) => setTimeout(r, 3_000));
-  expect([exists('job', 'ordered-migrate'), exists('webapp', 'ordered')]).toEqual([true, true]);
+  await sleep(3_000);
+  expect([present('job', 'ordered-migrate'), present('webapp', 'ordered')]).toEqual([true, true]);
 
-  kubectl([
-    'patch',
-    'deployment',
-    'ordered',
-    '-n',
-    ns,
-    '--type=merge',
-    '-p',
-    '{"metadata":{"finalizers":null}}',
-  ]);
-  await waitFor(() => !exists('job', 'ordered-migrate'), { what: 'the Job to go after it' });
-  await waitFor(() => !exists('webapp', 'ordered'), { what: 'the WebApp to go' });
+  holdDeployment(null);
+  await waitFor(() => !present('job', 'ordered-migrate'), { what: 'the Job to go after it' });
+  await waitFor(() => !present('webapp', 'ordered'), { what: 'the WebApp to go' });
 });

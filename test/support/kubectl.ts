@@ -131,3 +131,24 @@ export function createNamespace(prefix = 'test'): string {
 export function deleteNamespace(name: string): void {
   kubectl(['delete', 'namespace', name, '--ignore-not-found', '--wait=false'], { allowFail: true });
 }
+
+/** A status condition, as `kubectl get -o json` shows it. */
+export interface StatusCondition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** The Ready condition of `kubectl get RESOURCE NAME [-n NAMESPACE]`, if its status has one. */
+export function readyCondition(
+  resource: string,
+  name: string,
+  namespace?: string,
+): StatusCondition | undefined {
+  return getJson<{ status?: { conditions?: StatusCondition[] } }>([
+    resource,
+    name,
+    ...(namespace ? ['-n', namespace] : []),
+  ]).status?.conditions?.find((c) => c.type === 'Ready');
+}
