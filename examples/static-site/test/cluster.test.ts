@@ -242,8 +242,9 @@ describe('reconstruct install --kinds src/index.ts --no-builtin-kinds', () => {
         verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'], // never updated (PUT): applied
       });
     }
-    // Cached by a watch, never read by name, never deleted.
-    expect(verbs('sites.example.com', 'staticsites')).toEqual(['list', 'watch']);
+    // Cached by a watch, never read by name, never deleted; patched only for its finalizers (ordered
+    // deletion of children that wait for each other).
+    expect(verbs('sites.example.com', 'staticsites')).toEqual(['list', 'watch', 'patch']);
     expect(verbs('sites.example.com', 'staticsites/status')).toContain('patch');
     expect(JSON.stringify(rules)).not.toContain('*');
     expect(rules.flatMap((r) => r.resources)).not.toContain('secrets');
