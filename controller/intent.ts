@@ -80,7 +80,7 @@ const notYetUpdated = (intent: Intent): Readiness => ({
 });
 
 /** The namespace of a child's object (a namespaced child the construct left without one is the resource's). */
-const namespaceOf = (intent: Intent, namespace: string | undefined) =>
+export const namespaceOf = (intent: Intent, namespace: string | undefined) =>
   intent.type.namespaced ? (intent.child.metadata.namespace ?? namespace) : undefined;
 
 /**

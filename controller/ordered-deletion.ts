@@ -5,15 +5,22 @@
  * garbage collector would delete every child at once, so a resource whose children wait for each other
  * carries a finalizer of ours while it lives; when it is deleted the controller deletes, on each
  * reconcile, the children of that order that no remaining child waits for, and releases the finalizer
- * once it has deleted the last of them (nothing else waits for them to go). The rest (children outside any wait) goes with the garbage collector, as always.
+ * once it has deleted the last of them (nothing else waits for them to go). The rest (children outside
+ * any wait) goes with the garbage collector, as always.
  *
  * Not ordered: a deletion with `--cascade=foreground` (the garbage collector deletes the children at once,
  * before our finalizer is asked), and a namespace's deletion (the namespace controller deletes every object
  * in it). A resource holds its deletion only while the controller runs: with the controller down it waits,
  * as with any finalizer (remove `reconstruct.dev/ordered-deletion` to let it go).
  */
-import { isWriteOnly, type CustomResource, type Kind, type KubeObject } from '../constructs/kit';
-import { ownedBy, type Intent } from './intent';
+import {
+  isWriteOnly,
+  type ClusterView,
+  type CustomResource,
+  type Kind,
+  type KubeObject,
+} from '../constructs/kit';
+import { namespaceOf, ownedBy, type Intent } from './intent';
 import { isConflict, isNotFound } from './kube/errors';
 import type { Logger } from './log';
 import type { Writer } from './writer';
@@ -33,44 +40,43 @@ export function needsOrderedDeletion(desired: readonly Intent[]): boolean {
   return desired.some((i) => i.policy.waitFor.length > 0);
 }
 
-/**
- * The children to delete now: of those in a wait (a waiter or waited for) that still exist, each that no
- * remaining child waits for. Empty when none of them is left.
- */
-export function nextToDelete(ordered: readonly Intent[], exists: (intent: Intent) => boolean): Intent[] {
-  const left = ordered.filter(exists);
+/** The children to delete now: of those left (in a wait, still there), each that no other one left waits for. */
+export function nextToDelete(left: readonly Intent[]): Intent[] {
   const waitedFor = new Set(left.flatMap((i) => i.policy.waitFor.map((w) => `${w.kind}/${w.name}`)));
   return left.filter((i) => !waitedFor.has(idOf(i)));
 }
 
 export class OrderedDeletion {
   constructor(
-    private readonly view: {
-      get(type: Intent['type'], namespace: string | undefined, name: string): KubeObject | undefined;
-    },
+    private readonly view: Pick<ClusterView, 'get'>,
     private readonly writer: Pick<Writer, 'mergePatch' | 'delete'>,
   ) {}
 
   /**
    * A living resource: the finalizer added when its children wait for each other, removed when they no
-   * longer do. A result when it wrote (the resource's update brings the next reconcile).
+   * longer do. A conflict (the cache had not seen the resource's last change) is left to the reconcile
+   * that change brings.
    */
   async keep(
     definition: Kind,
     resource: KubeObject & CustomResource,
     desired: readonly Intent[],
-  ): Promise<PhaseResult> {
+  ): Promise<void> {
     const finalizers = resource.metadata.finalizers ?? [];
     const has = finalizers.includes(ORDERED_DELETION_FINALIZER);
     const needs = needsOrderedDeletion(desired);
-    if (has === needs) return undefined;
-    await this.patchFinalizers(
-      definition,
-      resource,
-      needs
-        ? [...finalizers, ORDERED_DELETION_FINALIZER]
-        : finalizers.filter((f) => f !== ORDERED_DELETION_FINALIZER),
-    );
+    if (has === needs) return;
+    try {
+      await this.patchFinalizers(
+        definition,
+        resource,
+        needs
+          ? [...finalizers, ORDERED_DELETION_FINALIZER]
+          : finalizers.filter((f) => f !== ORDERED_DELETION_FINALIZER),
+      );
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
   }
 
   /**
@@ -98,23 +104,18 @@ export class OrderedDeletion {
       (i) =>
         !isWriteOnly(i.type) && !i.policy.retain && (i.policy.waitFor.length > 0 || waitedFor.has(idOf(i))),
     );
-    const live = (i: Intent) => {
-      const ns = i.type.namespaced ? (i.child.metadata.namespace ?? namespace) : undefined;
-      const obj = this.view.get(i.type, ns, i.child.metadata.name);
-      return obj && ownedBy(obj, uid) ? obj : undefined;
-    };
-    const left = ordered.filter((i) => live(i) !== undefined);
-    const now = nextToDelete(left, () => true);
+    const live = new Map<Intent, KubeObject>();
+    for (const i of ordered) {
+      const obj = this.view.get(i.type, namespaceOf(i, namespace), i.child.metadata.name);
+      if (obj && ownedBy(obj, uid)) live.set(i, obj);
+    }
+    const left = [...live.keys()];
+    const now = nextToDelete(left);
     for (const intent of now) {
-      const obj = live(intent)!;
-      if (obj.metadata.deletionTimestamp) continue; // going: its own finalizers hold it
+      const { metadata } = live.get(intent)!;
+      if (metadata.deletionTimestamp) continue; // going: its own finalizers hold it
       try {
-        await this.writer.delete(
-          intent.type,
-          obj.metadata.namespace,
-          obj.metadata.name,
-          obj.metadata.uid ?? '',
-        );
+        await this.writer.delete(intent.type, metadata.namespace, metadata.name, metadata.uid ?? '');
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }

@@ -93,9 +93,9 @@ describe('nextToDelete', () => {
 
   it('takes a chain from its end: what no remaining child waits for', () => {
     const names = (list: Intent[]) => list.map((i) => i.child.metadata.name);
-    expect(names(nextToDelete([a, b, c], () => true))).toEqual(['a']);
-    expect(names(nextToDelete([a, b, c], (i) => i !== a))).toEqual(['b']);
-    expect(names(nextToDelete([a, b, c], (i) => i === c))).toEqual(['c']);
-    expect(nextToDelete([a, b, c], () => false)).toEqual([]);
+    expect(names(nextToDelete([a, b, c]))).toEqual(['a']);
+    expect(names(nextToDelete([b, c]))).toEqual(['b']);
+    expect(names(nextToDelete([c]))).toEqual(['c']);
+    expect(nextToDelete([])).toEqual([]);
   });
 });
