@@ -150,7 +150,7 @@ const usesAddress = (s: Selector) =>
   (s.matchExpressions ?? []).some((r) => r.key === ADDRESS_LABEL);
 
 /** How a selector reads in a message: `{app: web, tier in (a, b)}`. */
-function describe(s: Selector): string {
+function shown(s: Selector): string {
   const terms = [
     ...Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}: ${v}`),
     ...(s.matchExpressions ?? []).map(
@@ -197,7 +197,7 @@ export function checkSelectors(
     throw new ChildError(
       where,
       field,
-      `${describe(selector)} would also select the pods of every other ${resource.kind} in the namespace: ` +
+      `${shown(selector)} would also select the pods of every other ${resource.kind} in the namespace: ` +
         `select by the workload (cdk8s-plus's \`selector: deployment\`) or add a label whose value is the ` +
         `resource's name (${JSON.stringify(name)}) to the pods and the selector`,
     );
