@@ -10,11 +10,11 @@
  * docs/API.md lists the exported API; it follows semantic versioning.
  */
 import type { KindRegistry, Kind } from './constructs/kit';
-import type { ControllerSettings } from './controller/run';
+import type { ControllerSettings } from './controller/runtime/run';
 
 export * from './constructs';
-export { installManifests, type InstallOptions } from './controller/install';
-export type { ControllerSettings } from './controller/run';
+export { installManifests, type InstallOptions } from './install/install';
+export type { ControllerSettings } from './controller/runtime/run';
 export type { Problem } from './synth/problem';
 export { renderResources, type PassedThrough, type RenderResult, type Rendered } from './synth/render';
 export { toYaml, toYamlStream } from './synth/yaml';
@@ -28,6 +28,6 @@ export async function runController(
   settings: Partial<ControllerSettings> = {},
   signal?: AbortSignal,
 ): Promise<number> {
-  const controller = await import('./controller/run');
+  const controller = await import('./controller/runtime/run');
   return controller.runController(kinds, settings, signal);
 }

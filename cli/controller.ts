@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { builtinKinds } from '../constructs/builtin';
 import { createLogger } from '../controller/log';
-import { DEFAULT_SETTINGS, runController, type ControllerSettings } from '../controller/run';
+import { DEFAULT_SETTINGS, runController, type ControllerSettings } from '../controller/runtime/run';
 import { KINDS_FLAGS, KINDS_HELP, KindsError, loadKinds } from './kinds';
 import { KubeconfigError } from '../controller/kube/kubeconfig';
 

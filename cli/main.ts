@@ -37,11 +37,11 @@ async function main(argv: string[]): Promise<number> {
       return krmCommand(rest);
     }
     case 'diff': {
-      const { diffCommand } = await import('./diff');
+      const { diffCommand } = await import('./diff/command');
       return diffCommand(rest);
     }
     case 'tree': {
-      const { treeCommand } = await import('./tree');
+      const { treeCommand } = await import('./tree/command');
       return treeCommand(rest);
     }
     case 'install':

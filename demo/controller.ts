@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { get } from 'node:http';
-import { freePort } from '../controller/server';
+import { freePort } from '../controller/runtime/server';
 import { sleep } from '../controller/abortable';
 import { exited, spawnDetached } from './process';
 

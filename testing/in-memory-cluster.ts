@@ -32,14 +32,14 @@ import {
   type Manifest,
   type ApiKind,
 } from '../constructs/kit';
-import type { Writer } from '../controller/writer';
-import { EventRecorder } from '../controller/events';
+import type { Writer } from '../controller/kube/writer';
+import { EventRecorder } from '../controller/kube/events';
 import { ApiError } from '../controller/kube/errors';
 import { createLogger, type Logger } from '../controller/log';
-import { mergePatched } from '../controller/merge-patch';
-import { objectKey } from '../controller/object-key';
+import { mergePatched } from '../controller/kube/merge-patch';
+import { objectKey } from '../controller/kube/object-key';
 import { kindKey } from '../constructs/kit/api-kind';
-import { Reconciler, type ReconcileResult } from '../controller/reconciler';
+import { Reconciler, type ReconcileResult } from '../controller/reconcile/reconciler';
 import { validateResource, type FieldError } from '../constructs/kit/validate';
 
 type Json = Record<string, unknown>;

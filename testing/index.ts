@@ -4,6 +4,6 @@
  */
 export { AdmissionError, InMemoryCluster, type Write } from './in-memory-cluster';
 /** What `InMemoryCluster.reconcile` answers: when the controller would look again. */
-export type { ReconcileResult } from '../controller/reconciler';
+export type { ReconcileResult } from '../controller/reconcile/reconciler';
 /** One field an `AdmissionError` names, in the API server's words. */
 export type { FieldError } from '../constructs/kit/validate';

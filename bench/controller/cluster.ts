@@ -13,12 +13,12 @@ import {
 } from '../../constructs';
 import { EVENT, NAMESPACE, NODE, POD } from '../../constructs/kit';
 import { sleep } from '../../controller/abortable';
-import { withAppliedHash } from '../../controller/converge';
+import { withAppliedHash } from '../../controller/reconcile/converge';
 import type { ApiKind, KubeObject } from '../../constructs/kit';
 import type { KubeClient } from '../../controller/kube/client';
 import { ApiError } from '../../controller/kube/errors';
 import { resourcePath } from '../../controller/kube/paths';
-import { applyRequest } from '../../controller/writer';
+import { applyRequest } from '../../controller/kube/writer';
 import { log, pool, until } from './support';
 
 export { MEMCACHED };

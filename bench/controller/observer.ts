@@ -6,7 +6,7 @@
  */
 import { DEPLOYMENT, SERVICE } from '../../constructs';
 import type { KubeObject } from '../../constructs/kit';
-import { Informer } from '../../controller/informer';
+import { Informer } from '../../controller/runtime/informer';
 import type { KubeClient } from '../../controller/kube/client';
 import { MEMCACHED, isReady } from './cluster';
 import type { Milestones } from './controller-under-test';

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { freePort } from '../../controller/server';
+import { freePort } from '../../controller/runtime/server';
 import type { ControllerUnderTest } from './controller-under-test';
 
 /**

@@ -4,8 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONTROLLER_NODE_OPTIONS } from '../../controller/install';
-import { freePort } from '../../controller/server';
+import { CONTROLLER_NODE_OPTIONS } from '../../install/install';
+import { freePort } from '../../controller/runtime/server';
 import type { ControllerUnderTest } from './controller-under-test';
 
 const CLI = join(__dirname, '../../cli/main.js');

@@ -1,7 +1,7 @@
 /** How `reconstruct diff` prints one planned change: kubectl diff's form, server fields and status left out. */
-import { formatChange } from '../../cli/diff';
+import { formatChange } from '../../cli/diff/command';
 import { DEPLOYMENT, SECRET } from '../../constructs';
-import { dryRunClient } from '../../controller/diff';
+import { dryRunClient } from '../../cli/diff/dry-run';
 import type { KubeRequest } from '../../controller/kube/http';
 
 const deployment = (replicas: number, extra: Record<string, unknown> = {}) => ({

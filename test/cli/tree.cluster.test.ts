@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { Tree } from '../../controller/tree';
+import type { Tree } from '../../cli/tree/walk';
 import { webBalancer } from '../fixtures/resources';
 import { type RunningController, startController } from '../support/controller';
 import { applyYaml, createNamespace, deleteNamespace, getJson, waitFor } from '../support/kubectl';

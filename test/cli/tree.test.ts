@@ -1,6 +1,6 @@
 /** The text form of `reconstruct tree`. */
-import { exitStatus, formatTree } from '../../cli/tree';
-import type { Tree } from '../../controller/tree';
+import { exitStatus, formatTree } from '../../cli/tree/command';
+import type { Tree } from '../../cli/tree/walk';
 
 describe('formatTree', () => {
   it('prints the Ready condition, the other conditions, a stale status, then one line per child', () => {

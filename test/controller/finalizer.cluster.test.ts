@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { sleep } from '../../controller/abortable';
-import { ORDERED_DELETION_FINALIZER } from '../../controller/ordered-deletion';
+import { ORDERED_DELETION_FINALIZER } from '../../controller/reconcile/ordered-deletion';
 import { toYaml } from '../../synth/yaml';
 import { TENANT_FINALIZER, tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 import { type RunningController, startController } from '../support/controller';

@@ -6,13 +6,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusterCommand, CLUSTER_HELP } from '../../cli/cluster-command';
 import { controllerCommand } from '../../cli/controller';
-import { diffCommand } from '../../cli/diff';
+import { diffCommand } from '../../cli/diff/command';
 import { genCommand } from '../../cli/gen';
 import { createCommand, initCommand } from '../../cli/init';
 import { installCommand } from '../../cli/install';
 import { krmCommand } from '../../cli/krm';
 import { synthCommand } from '../../cli/synth';
-import { treeCommand } from '../../cli/tree';
+import { treeCommand } from '../../cli/tree/command';
 import { ROOT, codeBlocks } from '../support/snippets';
 
 /** Each command of cli/main.ts, as it prints its help. */

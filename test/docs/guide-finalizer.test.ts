@@ -1,7 +1,7 @@
 /**
  * GUIDE 4b's reconcile test of a deletion, as the GUIDE shows it (its code block is an excerpt of this
  * file): a TenantNamespace whose pods still run is held by its finalizer, and released once they are gone.
- * test/controller/finalize.test.ts has the rest.
+ * test/controller/reconcile/finalize.test.ts has the rest.
  */
 import { NAMESPACE, POD } from '../../index';
 import { InMemoryCluster } from '../../testing';

@@ -7,7 +7,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from '../../controller/server';
+import { freePort } from '../../controller/runtime/server';
 import { controllerKubeconfig } from './controller-role';
 import { waitFor } from './kubectl';
 

@@ -35,7 +35,7 @@ import { kubernetesSchema } from '../../constructs/kit/validate/kubernetes';
 import { loadClient, type KubeClient } from '../../controller/kube/client';
 import { ApiError } from '../../controller/kube/errors';
 import { resourcePath } from '../../controller/kube/paths';
-import { applyRequest } from '../../controller/writer';
+import { applyRequest } from '../../controller/kube/writer';
 import { formatProblem } from '../../synth/problem';
 import { renderResources } from '../../synth/render';
 import { TARGETED, VALID, pick, schemaMutations, validChild } from '../support/child-cases';

@@ -8,7 +8,7 @@ import { ApiError } from '../../../controller/kube/errors';
 import type { KubeRequest } from '../../../controller/kube/http';
 import { CONFIG_MAP } from '../../../constructs/kit';
 import { memcachedKind } from '../../../constructs/memcached';
-import { KubeWriter } from '../../../controller/writer';
+import { KubeWriter } from '../../../controller/kube/writer';
 import { resourcePath } from '../../../controller/kube/paths';
 
 const { namespace } = JSON.parse(process.env.DRIVER_CONFIG ?? '{}') as { namespace: string };

@@ -16,7 +16,7 @@
  *   stop     informer.stop(), print {t:'stopped'}, exit 0
  */
 import { createInterface } from 'node:readline';
-import { Informer } from '../../../controller/informer';
+import { Informer } from '../../../controller/runtime/informer';
 import { loadClient, type KubeClient } from '../../../controller/kube/client';
 import type { KubeRequest } from '../../../controller/kube/http';
 import type { WatchEvent } from '../../../controller/kube/watch';

@@ -5,7 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import { loadClient } from '../../../controller/kube/client';
-import { LeaderElector } from '../../../controller/leader';
+import { LeaderElector } from '../../../controller/runtime/leader';
 import { createLogger } from '../../../controller/log';
 
 interface Config {

@@ -1,0 +1,277 @@
+/**
+ * What the controller would change for a resource, changing nothing: the resource is server-side applied
+ * as `kubectl apply --server-side` would, then the controller's own reconciler runs once against a snapshot
+ * of the cluster with a writer whose every write is a dry run (`dryRun=All`) and is recorded. The plan is
+ * therefore the controller's: the same policies, ownership checks and prunes, each write as the API server
+ * would store it (defaults, admission), and nothing else.
+ */
+import {
+  LABEL_MANAGED_BY,
+  LABEL_PART_OF,
+  MANAGER,
+  applySetId,
+  isWriteOnly,
+  synthesize,
+  type ApiKind,
+  type ClusterView,
+  type CustomResource,
+  type Kind,
+  type KubeObject,
+  type LabelMatch,
+  type Manifest,
+} from '../../constructs/kit';
+import { kindKey } from '../../constructs/kit/api-kind';
+import { KubeWriter } from '../../controller/kube/writer';
+import { EventRecorder } from '../../controller/kube/events';
+import type { KubeClient } from '../../controller/kube/client';
+import { ApiError } from '../../controller/kube/errors';
+import type { KubeRequest } from '../../controller/kube/http';
+import { resourcePath } from '../../controller/kube/paths';
+import { createLogger } from '../../controller/log';
+import { mergePatched } from '../../controller/kube/merge-patch';
+import { objectKey } from '../../controller/kube/object-key';
+import { Reconciler } from '../../controller/reconcile/reconciler';
+
+/** One object the controller would change: as it is, and as it would be (undefined: deleted, or new). */
+export interface PlannedChange {
+  readonly type: ApiKind & { kind: string };
+  readonly namespace?: string;
+  readonly name: string;
+  readonly before?: KubeObject;
+  readonly after?: KubeObject;
+}
+
+/**
+ * A client whose writes are dry runs: the API server validates, defaults and answers, and stores nothing.
+ * A delete's options in the body replace those of the query, so there the body says it too.
+ */
+export function dryRunClient(client: KubeClient): KubeClient {
+  const dry = (req: KubeRequest): KubeRequest => {
+    if (req.method === 'GET') return req;
+    const body = req.body as { kind?: string } | undefined;
+    return {
+      ...req,
+      query: { ...req.query, dryRun: 'All' },
+      ...(body?.kind === 'DeleteOptions' ? { body: { ...body, dryRun: ['All'] } } : {}),
+    };
+  };
+  return {
+    request: <T>(req: KubeRequest) => client.request<T>(dry(req)),
+    watch: () => {
+      throw new Error('a dry run does not watch');
+    },
+  };
+}
+
+type Recorded = {
+  type: ApiKind & { kind?: string };
+  namespace?: string;
+  name: string;
+  after?: KubeObject;
+};
+
+/**
+ * The controller's writer, each write a dry run, each answer kept. Status writes are not sent (a diff does
+ * not show status). A patch of the resource itself (a finalizer) is applied to `resource` here: the
+ * resource may not exist yet, its creation being part of what is shown.
+ */
+class RecordingWriter extends KubeWriter {
+  readonly writes: Recorded[] = [];
+
+  constructor(
+    client: KubeClient,
+    fieldManager: string,
+    private readonly resource: () => KubeObject,
+    private readonly isResource: (type: ApiKind, name: string) => boolean,
+  ) {
+    super(client, fieldManager);
+  }
+
+  override applyStatus(): Promise<unknown> {
+    return Promise.resolve({});
+  }
+
+  override async apply(type: ApiKind, body: Manifest, fieldManager?: string): Promise<Manifest> {
+    const after = await super.apply(type, body, fieldManager);
+    this.record(type, body.metadata.namespace, body.metadata.name, after);
+    return after;
+  }
+
+  override async create(type: ApiKind, namespace: string | undefined, body: unknown): Promise<unknown> {
+    const after = (await super.create(type, namespace, body)) as KubeObject;
+    this.record(type, namespace, after.metadata.name, after);
+    return after;
+  }
+
+  override async mergePatch(type: ApiKind, namespace: string | undefined, name: string, patch: unknown) {
+    const local = this.isResource(type, name);
+    const { metadata } = (patch ?? {}) as { metadata?: Record<string, unknown> };
+    const after = local
+      ? (mergePatched(this.resource(), {
+          ...(patch as object),
+          metadata: { ...metadata, resourceVersion: null },
+        }) as KubeObject)
+      : ((await super.mergePatch(type, namespace, name, patch)) as KubeObject);
+    this.record(type, namespace, name, after);
+    return after;
+  }
+
+  override async delete(type: ApiKind, namespace: string | undefined, name: string, uid: string) {
+    const result = await super.delete(type, namespace, name, uid);
+    this.record(type, namespace, name, undefined);
+    return result;
+  }
+
+  private record(type: ApiKind, namespace: string | undefined, name: string, after?: KubeObject) {
+    this.writes.push({ type, namespace: type.namespaced ? namespace : undefined, name, after });
+  }
+}
+
+const ours = (obj: KubeObject) => obj.metadata.labels?.[LABEL_MANAGED_BY] === MANAGER;
+
+/** The cluster as the controller's caches would show it for one resource, read once. */
+class Snapshot implements ClusterView {
+  private readonly objects = new Map<string, KubeObject[]>();
+  /** Child kinds whose get() sees only our objects, as the controller's filtered caches do. */
+  private readonly filtered = new Set<string>();
+  private readonly foreign = new Set<string>();
+
+  put(type: ApiKind, objects: KubeObject[], filtered = false): void {
+    this.objects.set(kindKey(type), [...(this.objects.get(kindKey(type)) ?? []), ...objects]);
+    if (filtered) this.filtered.add(kindKey(type));
+  }
+
+  putForeign(type: ApiKind, namespace: string | undefined, name: string): void {
+    this.foreign.add(objectKey(type, namespace, name));
+  }
+
+  replace(type: ApiKind, obj: KubeObject): void {
+    const others = (this.objects.get(kindKey(type)) ?? []).filter(
+      (o) => o.metadata.name !== obj.metadata.name || o.metadata.namespace !== obj.metadata.namespace,
+    );
+    this.objects.set(kindKey(type), [...others, obj]);
+  }
+
+  get(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.list(type, namespace).find((o) => o.metadata.name === name);
+  }
+
+  list(type: ApiKind, namespace?: string, match?: LabelMatch): KubeObject[] {
+    return (this.objects.get(kindKey(type)) ?? [])
+      .filter((o) => !type.namespaced || namespace === undefined || o.metadata.namespace === namespace)
+      .filter((o) => !this.filtered.has(kindKey(type)) || ours(o))
+      .filter((o) => !match || o.metadata.labels?.[match.label] === match.value);
+  }
+
+  exists(type: ApiKind, namespace: string | undefined, name: string): boolean {
+    return (
+      this.get(type, namespace, name) !== undefined ||
+      this.foreign.has(objectKey(type, type.namespaced ? namespace : undefined, name))
+    );
+  }
+}
+
+async function listObjects(
+  client: KubeClient,
+  type: ApiKind,
+  namespace: string | undefined,
+  labelSelector?: string,
+): Promise<KubeObject[]> {
+  const list = await client.request<{ items: KubeObject[] }>({
+    method: 'GET',
+    path: resourcePath(type, type.namespaced ? namespace : undefined),
+    query: labelSelector ? { labelSelector } : {},
+  });
+  return list.items.map((o) => ({ ...o, apiVersion: type.apiVersion, kind: type.kind }));
+}
+
+/**
+ * The changes applying `resource` (as read from a file, defaulted) would bring: the resource itself, then
+ * each child the controller would create, update or delete. Throws when a dry run is refused (the message
+ * is the API server's).
+ */
+export async function planChanges(
+  client: KubeClient,
+  definition: Kind,
+  resource: CustomResource,
+  options: { fieldManager?: string; userFieldManager?: string } = {},
+): Promise<PlannedChange[]> {
+  const fieldManager = options.fieldManager ?? MANAGER;
+  const { name } = resource.metadata;
+  const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
+  const dry = dryRunClient(client);
+  const changes: PlannedChange[] = [];
+  const reader = new KubeWriter(client, fieldManager);
+  const readObject = (type: ApiKind, ns: string | undefined, n: string) =>
+    reader.read<KubeObject>(type, type.namespaced ? ns : undefined, n);
+
+  // The resource as `kubectl apply --server-side` would store it: the API server's defaults, a new
+  // generation for a spec change, the live status and uid (a new one gets a uid of its own for the run).
+  const before = await readObject(definition, namespace, name);
+  const applied = await new KubeWriter(dry, options.userFieldManager ?? 'kubectl').apply(definition, {
+    ...(resource as unknown as Manifest),
+    metadata: { ...resource.metadata, ...(namespace ? { namespace } : {}) },
+  });
+  const live = { ...(applied as KubeObject), status: before?.status } as KubeObject & CustomResource;
+  changes.push({ type: definition, namespace, name, before, after: live });
+
+  const snapshot = new Snapshot();
+  snapshot.put(definition, [live]);
+  const partOf = applySetId(live);
+  const uid = live.metadata.uid ?? '';
+  for (const type of definition.children.filter((t) => !isWriteOnly(t))) {
+    snapshot.put(type, await listObjects(client, type, namespace, `${LABEL_PART_OF}=${partOf}`), true);
+  }
+  // A desired name taken by an object that is not ours: the reconciler reads it and reports it.
+  for (const child of synthesize(definition, live, { owner: { uid }, admitted: true })) {
+    const type = definition.children.find((t) => t.apiVersion === child.apiVersion && t.kind === child.kind);
+    if (!type || isWriteOnly(type)) continue;
+    const ns = type.namespaced ? (child.metadata.namespace ?? namespace) : undefined;
+    if (snapshot.get(type, ns, child.metadata.name)) continue;
+    if (await readObject(type, ns, child.metadata.name)) snapshot.putForeign(type, ns, child.metadata.name);
+  }
+  for (const watch of definition.watches) {
+    snapshot.put(watch.type, await listObjects(client, watch.type, namespace, watch.labelSelector));
+  }
+
+  const log = createLogger({ write: () => {}, level: 'error' });
+  const writer = new RecordingWriter(
+    dry,
+    fieldManager,
+    () => snapshot.get(definition, namespace, name) ?? live,
+    (type, n) => type === definition && n === name,
+  );
+  const events = new EventRecorder(writer, log);
+  events.emit = () => {};
+  // Twice at most: a kind with a finalizer first adds it, and the next reconcile does the work.
+  for (let pass = 0; pass < 2; pass++) {
+    const seen = writer.writes.length;
+    await new Reconciler(snapshot, writer, events, log).reconcile(definition, namespace, name);
+    const own = writer.writes
+      .slice(seen)
+      .find((w) => w.type === definition && w.name === name && w.after !== undefined);
+    if (!own?.after) break;
+    snapshot.replace(definition, own.after);
+    changes[0] = { ...changes[0], after: own.after };
+  }
+
+  const shown = new Set<string>([objectKey(definition, namespace, name)]);
+  for (const w of writer.writes) {
+    const key = objectKey(w.type, w.namespace, w.name);
+    if (shown.has(key)) continue; // the first write of an object is the change (a second manager's follows it)
+    shown.add(key);
+    const current = await readObject(w.type, w.namespace, w.name).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 403) return undefined; // a write-only kind
+      throw err;
+    });
+    const kind = w.after?.kind ?? current?.kind ?? w.type.kind;
+    changes.push({
+      type: { ...w.type, kind },
+      namespace: w.namespace,
+      name: w.name,
+      before: current,
+      after: w.after,
+    });
+  }
+  return changes;
+}

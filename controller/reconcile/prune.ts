@@ -1,0 +1,91 @@
+/**
+ * The prune phase of a reconcile: what a resource made earlier and no longer wants goes, and nothing else
+ * (a retained child is released instead, a write-only one deleted by the uid its record keeps).
+ */
+import {
+  ADOPT_ANNOTATION,
+  LABEL_PART_OF,
+  OWNER_UID_ANNOTATION,
+  RELEASED_FROM_ANNOTATION,
+  RETAIN_ANNOTATION,
+  applySetId,
+  isWriteOnly,
+  type ClusterView,
+  type CustomResource,
+  type Kind,
+} from '../../constructs/kit';
+import type { Writer } from '../kube/writer';
+import type { EventRecorder } from '../kube/events';
+import { ownedBy } from './intent';
+import { ApiError } from '../kube/errors';
+import type { Logger } from '../log';
+import { objectKey } from '../kube/object-key';
+import type { CreatedChild, WriteOnlyChildren } from './write-only';
+
+/** What pruning reads and writes through: the reconciler's. */
+interface PruneDeps {
+  readonly view: ClusterView;
+  readonly writer: Writer;
+  readonly events: EventRecorder;
+  readonly writeOnly: WriteOnlyChildren;
+}
+
+/** Prunes the children of `resource` that are not `wanted` (child keys), with a Pruned or Retained event. */
+export async function prune(
+  { view, writer, events, writeOnly }: PruneDeps,
+  definition: Kind,
+  resource: CustomResource,
+  wanted: Set<string>,
+  created: CreatedChild[],
+  log: Logger,
+): Promise<void> {
+  const partOf = applySetId(resource);
+  const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
+  const pruned = await writeOnly.prune(definition, resource, created, wanted);
+  for (const child of pruned) log.info('pruned child', { child: child.replace(' ', '/') });
+  const retained: string[] = [];
+  const uid = resource.metadata.uid;
+  for (const type of definition.children) {
+    if (isWriteOnly(type)) continue; // Not cached: WriteOnlyChildren.prune goes by the status's records.
+    const stale = view
+      .list(type, type.namespaced ? namespace : undefined, { label: LABEL_PART_OF, value: partOf })
+      .filter((obj) => ownedBy(obj, uid))
+      .filter((obj) => !wanted.has(objectKey(type, obj.metadata.namespace, obj.metadata.name)));
+    for (const obj of stale) {
+      if (obj.metadata.annotations?.[RETAIN_ANNOTATION] === 'true') {
+        // Released, not deleted: no owner any more, labels kept, so that a resource can adopt it on purpose.
+        const refs = (obj.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
+        await writer.mergePatch(type, obj.metadata.namespace, obj.metadata.name, {
+          metadata: {
+            resourceVersion: obj.metadata.resourceVersion,
+            annotations: { [OWNER_UID_ANNOTATION]: null, [RELEASED_FROM_ANNOTATION]: uid ?? null },
+            ownerReferences: refs.length > 0 ? refs : null,
+          },
+        });
+        log.info('released retained child', { child: `${type.kind}/${obj.metadata.name}` });
+        retained.push(`${type.kind} ${obj.metadata.name}`);
+        continue;
+      }
+      try {
+        await writer.delete(type, obj.metadata.namespace, obj.metadata.name, obj.metadata.uid ?? '');
+      } catch (err) {
+        if (err instanceof ApiError && (err.status === 404 || err.status === 409)) continue; // already gone or replaced
+        throw err;
+      }
+      log.info('pruned child', { child: `${type.kind}/${obj.metadata.name}` });
+      pruned.push(`${type.kind} ${obj.metadata.name}`);
+    }
+  }
+  if (pruned.length > 0) {
+    events.emit(resource, 'Normal', 'Pruned', `Deleted ${pruned.sort().join(', ')}: no longer wanted`);
+  }
+  if (retained.length > 0) {
+    events.emit(
+      resource,
+      'Normal',
+      'Retained',
+      `Kept ${retained.sort().join(', ')}, no longer wanted, by its retain policy: it stays labelled, ` +
+        `without an owner (annotate it ${ADOPT_ANNOTATION}=true to hand it to a resource)`,
+    );
+  }
+}

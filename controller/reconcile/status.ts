@@ -1,0 +1,107 @@
+/**
+ * A resource's status as the controller writes it: the kind's own fields, `observedGeneration`, and one
+ * Ready condition whose `lastTransitionTime` moves only when its status does.
+ */
+import type { CustomResource, Readiness } from '../../constructs/kit';
+import { sameJson } from './converge';
+
+export type Condition = {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+};
+
+/**
+ * The status to write for `resource` with the kind's `fields` and `readiness`, or undefined when it is what
+ * is there already (no write).
+ */
+export function nextStatus(
+  resource: CustomResource,
+  fields: object,
+  readiness: Readiness,
+  now: Date,
+): Record<string, unknown> | undefined {
+  const current = (resource.status ?? {}) as { conditions?: Condition[] };
+  const generation = resource.metadata.generation;
+  const status = readiness.ready ? 'True' : 'False';
+  const previous = current.conditions?.find((c) => c.type === 'Ready');
+  const condition: Condition = {
+    type: 'Ready',
+    status,
+    reason: readiness.reason,
+    message: readiness.message,
+    lastTransitionTime:
+      previous && previous.status === status
+        ? previous.lastTransitionTime
+        : now.toISOString().replace(/\.\d+Z$/, 'Z'),
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+  const next = {
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    ...fields,
+    conditions: [condition],
+  };
+  return sameJson(next, current) ? undefined : next;
+}
+
+/** The kind's own fields of a resource's status as it is: all but `observedGeneration` and `conditions`. */
+export function statusFields(resource: CustomResource): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...(resource.status as object | undefined) };
+  delete fields.conditions;
+  delete fields.observedGeneration;
+  return fields;
+}
+
+/**
+ * How long a status that only reports progress (see onlyProgress) waits before it is written: the steps of
+ * a rollout that follow within it go out in one write. Ready, a new reason or a new generation go at once.
+ */
+export const PROGRESS_WRITE_DELAY_MS = 1_000;
+
+/**
+ * True when writing `readiness` would only report progress: the resource stays not Ready for the reason
+ * its status gives already, for the generation it observed already (a rollout moving on: another replica
+ * updated, a pod added). Such a write can wait a moment and take the next steps with it.
+ */
+export function onlyProgress(resource: CustomResource, readiness: Readiness): boolean {
+  const current = (resource.status ?? {}) as { observedGeneration?: number; conditions?: Condition[] };
+  const previous = current.conditions?.find((c) => c.type === 'Ready');
+  return (
+    !readiness.ready &&
+    previous?.status === 'False' &&
+    previous.reason === readiness.reason &&
+    current.observedGeneration === resource.metadata.generation
+  );
+}
+
+/** The status writes held back because they only report progress, by queue key: when each is due. */
+export class ProgressHold {
+  private readonly due = new Map<string, number>();
+
+  /**
+   * How long to hold back this reconcile's status write: 0 to write now, else the time left until a write
+   * that only reports progress is due (PROGRESS_WRITE_DELAY_MS after the progress was first seen).
+   * Level-based: the reconcile at the due time writes the status of the world as it is then.
+   */
+  holdMs(key: string, resource: CustomResource, fields: object, readiness: Readiness, now: Date): number {
+    if (!onlyProgress(resource, readiness) || !nextStatus(resource, fields, readiness, now)) {
+      this.due.delete(key);
+      return 0;
+    }
+    const due = this.due.get(key);
+    if (due === undefined) {
+      this.due.set(key, now.getTime() + PROGRESS_WRITE_DELAY_MS);
+      return PROGRESS_WRITE_DELAY_MS;
+    }
+    if (now.getTime() < due) return due - now.getTime();
+    this.due.delete(key);
+    return 0;
+  }
+
+  forget(key: string): void {
+    this.due.delete(key);
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Finds dead connections to the API server within seconds, at the cost of one small request every 10 s.
+ * HTTP/1.1 watches have no ping of their own (client-go sends HTTP/2 pings, every 30 s); the API
+ * server's bookmarks, once a minute per watch, make a silent watch look dead only after 75 s, and
+ * re-watching every few seconds to bound that would cost each informer a request per re-watch. A
+ * middlebox that drops its connections, or a partition, takes them all at once: a `GET /version` (open
+ * to every authenticated user) on the kept-alive request connection that gets no answer in 5 s, while no
+ * watch delivered anything either, says so for all of them (a slow answer while watches still deliver
+ * is a busy server, not a dead connection). The manager then ends every watch as dead and drops the idle pooled connections, so
+ * every cache relists on a new connection; and when the probe is answered again, the requests still
+ * waiting on dead connections fail (to be retried on new ones) and the caches waiting out a backoff
+ * (their relists failed meanwhile) retry at once.
+ */
+import type { KubeClient } from '../kube/client';
+import { ApiError } from '../kube/errors';
+import type { Logger } from '../log';
+
+/** What the probe's owner does when the connections die, and when they answer again. */
+export interface ConnectionHandlers {
+  dead(): void;
+  back(): void;
+  /** Whether any watch delivered something (an event, a bookmark) at or after this time (Date.now()). */
+  heardSince(ms: number): boolean;
+}
+
+export interface ConnectionProbeOptions {
+  /** Default: 10 000 ms. */
+  intervalMs?: number;
+  /** How long an answer may take before the connection counts as dead. Default: 5 000 ms. */
+  timeoutMs?: number;
+}
+
+export class ConnectionProbe {
+  private timer?: NodeJS.Timeout;
+  /** Whether the last probe failed: a streak of failures is logged once. */
+  private down = false;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly handlers: ConnectionHandlers,
+    private readonly log: Logger,
+    private readonly options: ConnectionProbeOptions = {},
+  ) {}
+
+  start(): void {
+    if (!this.timer) this.schedule();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => void this.probe(), this.options.intervalMs ?? 10_000);
+  }
+
+  /** One probe; an answer of any HTTP status is a live connection, no answer (or a network error) not. */
+  async probe(): Promise<void> {
+    const sent = Date.now();
+    try {
+      await this.client.request({
+        method: 'GET',
+        path: '/version',
+        timeoutMs: this.options.timeoutMs ?? 5000,
+      });
+      this.alive();
+    } catch (err) {
+      if (err instanceof ApiError && err.status > 0) this.alive();
+      else if (this.handlers.heardSince(sent)) this.log.debug('probe unanswered while watches deliver', {});
+      else this.dead(err);
+    } finally {
+      if (this.timer) this.schedule();
+    }
+  }
+
+  private alive(): void {
+    if (!this.down) return;
+    this.down = false;
+    this.log.info('API server connection answers again');
+    this.handlers.back();
+  }
+
+  private dead(err: unknown): void {
+    if (!this.down) {
+      this.log.warn('API server connection dead (no answer to a probe); watching again on a new one', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+    this.down = true;
+    this.handlers.dead();
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The operator process as a function: the caches, the work queue and the workers for a list of kinds,
+ * the health and metrics servers, leader election and a bounded shutdown. `reconstruct controller` parses
+ * its flags into these settings; a program that embeds the controller calls `runController` itself.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { KindRegistry, type Kind } from '../../constructs/kit';
+import { LeaderElector } from './leader';
+import { loadClient } from '../kube/client';
+import { createLogger, type Logger } from '../log';
+import { Manager } from './manager';
+import { Metrics } from './metrics';
+import { HealthServer } from './server';
+
+/** The controller's settings; each has a command-line flag (see `reconstruct controller --help`). */
+export interface ControllerSettings {
+  kubeconfig?: string;
+  namespaces: string[];
+  workers: number;
+  leaderElect: boolean;
+  leaseName: string;
+  leaseNamespace: string;
+  leaseDurationMs: number;
+  fieldManager: string;
+  metricsAddr: string;
+  healthAddr: string;
+  resyncMs: number;
+  shutdownMs: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  logFormat: 'json' | 'text';
+  /** @default - a logger of logLevel and logFormat on standard error */
+  log?: Logger;
+}
+
+export const DEFAULT_SETTINGS: ControllerSettings = {
+  namespaces: [],
+  workers: 4,
+  leaderElect: false,
+  leaseName: 'reconstruct-controller',
+  leaseNamespace: 'default',
+  leaseDurationMs: 15_000,
+  fieldManager: 'reconstruct',
+  metricsAddr: '127.0.0.1:8080',
+  healthAddr: '127.0.0.1:8081',
+  resyncMs: 36_000_000, // ten hours, as controller-runtime: watches bring every change; see DESIGN.md
+  shutdownMs: 20_000,
+  logLevel: 'info',
+  logFormat: 'json',
+};
+
+function withTimeout(promise: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  return Promise.race([promise.then(() => 'done' as const), timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs the controller for `kinds` until SIGTERM or SIGINT (or `signal` aborts), then shuts down within
+ * `shutdownMs`. Resolves with the exit status: 0 after a requested stop, 1 after losing the lease.
+ */
+export async function runController(
+  kinds: KindRegistry | readonly Kind[],
+  options: Partial<ControllerSettings> = {},
+  signal?: AbortSignal,
+): Promise<number> {
+  const settings = { ...DEFAULT_SETTINGS, ...options };
+  const log = options.log ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
+  const registry = kinds instanceof KindRegistry ? kinds : new KindRegistry(kinds);
+  const client = loadClient({ kubeconfig: settings.kubeconfig, userAgent: 'reconstruct-controller' });
+  const metrics = new Metrics({ apiHost: client.host });
+  client.onRequest = (verb, code, seconds) => metrics.apiRequest(verb, code, seconds);
+  const manager = new Manager(client, registry, settings, log, metrics);
+
+  const servers: HealthServer[] = [];
+  // Ready once no kind is still filling its caches; a kind refused (no CRD, no permission) is listed in
+  // /readyz?verbose and does not hold the others up.
+  const probes = {
+    ready: () => manager.isReady(),
+    checks: () =>
+      manager.kindStates().map((k) => ({
+        name: `kind ${k.kind}`,
+        ok: k.state === 'ready',
+        message: k.state === 'unavailable' ? `unavailable: ${k.message ?? ''}` : k.state,
+      })),
+    metrics: () => metrics.render(),
+  };
+  const health = new HealthServer(probes);
+  const healthPort = await health.listen(settings.healthAddr);
+  servers.push(health);
+  const host = (address: string) => address.slice(0, address.lastIndexOf(':'));
+  if (settings.metricsAddr !== '0' && settings.metricsAddr !== settings.healthAddr) {
+    const metricsServer = new HealthServer(probes);
+    const metricsPort = await metricsServer.listen(settings.metricsAddr);
+    servers.push(metricsServer);
+    log.info('serving /metrics', { address: `${host(settings.metricsAddr)}:${metricsPort}` });
+  }
+  // The port chosen for :0, so that a test or a sidecar can find the probes.
+  log.info('serving /healthz and /readyz', { address: `${host(settings.healthAddr)}:${healthPort}` });
+
+  manager.start();
+  const identity = `${hostname()}_${randomBytes(4).toString('hex')}`;
+  if (settings.leaderElect) metrics.leading(settings.leaseName, false);
+  const elector = settings.leaderElect
+    ? new LeaderElector(
+        client,
+        {
+          namespace: settings.leaseNamespace,
+          name: settings.leaseName,
+          identity,
+          // client-go's proportions: renew within 2/3 of the lease, retry every 2/15 of it.
+          leaseDurationMs: settings.leaseDurationMs,
+          renewDeadlineMs: (settings.leaseDurationMs * 2) / 3,
+          retryPeriodMs: (settings.leaseDurationMs * 2) / 15,
+        },
+        log,
+      )
+    : undefined;
+
+  // Each kind is reconciled once its own caches have synced (Manager.kindStates), not after every kind's.
+  let working: Promise<void> | undefined;
+  const startWorking = () => {
+    log.info('starting workers', { workers: settings.workers });
+    working ??= manager.run();
+  };
+
+  let lostLease = false;
+  const stopped = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+    if (signal?.aborted) resolve('aborted');
+    signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
+    if (elector) {
+      void elector.run({
+        onStartedLeading: () => {
+          log.info('became leader', { lease: `${settings.leaseNamespace}/${settings.leaseName}`, identity });
+          metrics.leading(settings.leaseName, true);
+          startWorking();
+        },
+        onStoppedLeading: () => {
+          metrics.leading(settings.leaseName, false);
+          lostLease = true;
+          resolve('lost the lease');
+        },
+      });
+    } else {
+      startWorking();
+    }
+  });
+
+  const reason = await stopped;
+  log.info('shutting down', { reason });
+  manager.stopWorkers();
+  const deadline = Date.now() + settings.shutdownMs;
+  if (working && (await withTimeout(working, settings.shutdownMs)) === 'timeout') {
+    log.warn('in-flight reconciles did not finish in time', { timeoutSeconds: settings.shutdownMs / 1000 });
+  }
+  // What the last reconciles had to say; within the same bound.
+  if ((await withTimeout(manager.drainEvents(), Math.max(0, deadline - Date.now()))) === 'timeout') {
+    log.warn('events still waiting at shutdown were not sent');
+  }
+  if (elector) await elector.release();
+  await manager.stop();
+  await Promise.all(servers.map((s) => s.close()));
+  // Losing the lease without being asked to stop is a failure: the Deployment restarts us as a standby.
+  return lostLease ? 1 : 0;
+}

@@ -1,0 +1,74 @@
+import { ConnectionProbe } from '../../../controller/runtime/connection-probe';
+import type { KubeClient } from '../../../controller/kube/client';
+import { ApiError } from '../../../controller/kube/errors';
+import { recordingLogger } from '../../support/logger';
+
+/** A client whose GET /version gives the next scripted outcome. */
+function scripted(outcomes: ('ok' | 'timeout' | 'forbidden')[]) {
+  const paths: string[] = [];
+  const client = {
+    request: (req: { path: string }) => {
+      paths.push(req.path);
+      const next = outcomes.shift() ?? 'ok';
+      if (next === 'ok') return Promise.resolve({ major: '1' });
+      if (next === 'forbidden') return Promise.reject(new ApiError(403, 'forbidden'));
+      return Promise.reject(new ApiError(0, 'GET /version: no response within 5000 ms'));
+    },
+  } as unknown as KubeClient;
+  return { client, paths };
+}
+
+describe('ConnectionProbe', () => {
+  it('says the connections are dead on each probe without an answer, logging a streak once', async () => {
+    const { client, paths } = scripted(['ok', 'timeout', 'timeout', 'ok', 'timeout']);
+    const { log, lines } = recordingLogger();
+    let dead = 0;
+    let back = 0;
+    const probe = new ConnectionProbe(
+      client,
+      { dead: () => dead++, back: () => back++, heardSince: () => false },
+      log,
+    );
+    const seen: [number, number][] = [];
+    for (let i = 0; i < 5; i++) {
+      await probe.probe();
+      seen.push([dead, back]);
+    }
+    expect(paths).toEqual(Array(5).fill('/version'));
+    // Dead on each unanswered probe; back (caches retry now) once, when an answer ends the streak.
+    expect(seen).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [2, 1],
+      [3, 1],
+    ]);
+    const said = lines.map((l) => l.msg);
+    expect(said).toEqual([
+      'API server connection dead (no answer to a probe); watching again on a new one',
+      'API server connection answers again',
+      'API server connection dead (no answer to a probe); watching again on a new one',
+    ]);
+  });
+
+  it('takes any HTTP answer, a refusal included, for a live connection', async () => {
+    const { client } = scripted(['forbidden']);
+    let dead = 0;
+    const handlers = { dead: () => dead++, back: () => undefined, heardSince: () => false };
+    await new ConnectionProbe(client, handlers, recordingLogger().log).probe();
+    expect(dead).toBe(0);
+  });
+
+  it('takes an unanswered probe for a busy server, not dead connections, while watches still deliver', async () => {
+    const { client } = scripted(['timeout', 'timeout']);
+    let dead = 0;
+    let heard = true;
+    const handlers = { dead: () => dead++, back: () => undefined, heardSince: () => heard };
+    const probe = new ConnectionProbe(client, handlers, recordingLogger().log);
+    await probe.probe();
+    expect(dead).toBe(0);
+    heard = false;
+    await probe.probe();
+    expect(dead).toBe(1);
+  });
+});
