@@ -1,5 +1,5 @@
 # The controller image: `reconstruct controller` as uid 65532, nothing written at runtime (it runs with
-# readOnlyRootFilesystem, see install/install.ts).
+# readOnlyRootFilesystem, see controller/install/install.ts).
 #
 #   docker build -t reconstruct:0.2.0 .
 #   reconstruct install --image reconstruct:0.2.0 | kubectl apply -f -

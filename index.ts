@@ -13,7 +13,7 @@ import type { KindRegistry, Kind } from './constructs/kit';
 import type { ControllerSettings } from './controller/runtime/run';
 
 export * from './constructs';
-export { installManifests, type InstallOptions } from './install/install';
+export { installManifests, type InstallOptions } from './controller/install/install';
 export type { ControllerSettings } from './controller/runtime/run';
 export type { Problem } from './synth/problem';
 export { renderResources, type PassedThrough, type RenderResult, type Rendered } from './synth/render';

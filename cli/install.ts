@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { toYamlStream } from '../synth/yaml';
-import { installManifests } from '../install/install';
+import { installManifests } from '../controller/install/install';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
 const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--namespaces A,B] [--image IMAGE]

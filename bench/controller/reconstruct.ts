@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONTROLLER_NODE_OPTIONS } from '../../install/install';
+import { CONTROLLER_NODE_OPTIONS } from '../../controller/install/install';
 import { freePort } from '../../controller/runtime/server';
 import type { ControllerUnderTest } from './controller-under-test';
 

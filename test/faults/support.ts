@@ -4,7 +4,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { builtinKinds } from '../../constructs/builtin';
-import { clusterRules, type PolicyRule } from '../../install/permissions';
+import { clusterRules, type PolicyRule } from '../../controller/install/permissions';
 
 /** The ClusterRole rules `reconstruct install` renders for the built-in kinds. */
 export function installRules(): PolicyRule[] {

@@ -1,6 +1,6 @@
 /**
  * The identity every controller under test runs as: a ServiceAccount bound to exactly the rules
- * `reconstruct install` derives (install/install.ts, install/permissions.ts) for the kinds the
+ * `reconstruct install` derives (controller/install/install.ts, controller/install/permissions.ts) for the kinds the
  * cluster tests run (the built-in ones and the fixtures', with what each declares in `permissions`), with a token from the TokenRequest API. The
  * tests' own kubectl keeps the admin kubeconfig. With support/forbidden.ts, a 403 any controller gets
  * fails the test: the derived rules are checked by the whole suite, not by a list of `can-i`s.
@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinKinds } from '../../constructs';
 import type { Kind } from '../../constructs/kit';
-import { installManifests } from '../../install/install';
-import type { PolicyRule } from '../../install/permissions';
+import { installManifests } from '../../controller/install/install';
+import type { PolicyRule } from '../../controller/install/permissions';
 import { policyDemoKind } from '../fixtures/kinds/policy-demo';
 import { cacheClusterKind, webAppKind } from '../fixtures/kinds/web-app';
 import { tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';

@@ -18,8 +18,8 @@ import {
   kubectl,
   uniqueName,
   waitFor,
-} from '../support/kubectl';
-import { RunningController, startController } from '../support/controller';
+} from '../../support/kubectl';
+import { RunningController, startController } from '../../support/controller';
 
 jest.setTimeout(180_000);
 
@@ -45,7 +45,7 @@ interface InstallDoc {
   };
 }
 
-const CLI = join(__dirname, '../../dist/cli/main.js');
+const CLI = join(__dirname, '../../../dist/cli/main.js');
 const SA = 'reconstruct-controller';
 
 let system: string;

@@ -12,8 +12,8 @@ import {
   isWriteOnly,
   type ApiKind,
   type Kind,
-} from '../constructs/kit';
-import { KUBERNETES_VERBS } from '../constructs/kit/permission';
+} from '../../constructs/kit';
+import { KUBERNETES_VERBS } from '../../constructs/kit/permission';
 
 export interface PolicyRule {
   apiGroups: string[];

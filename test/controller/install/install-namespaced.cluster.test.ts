@@ -17,12 +17,12 @@ import {
   kubectl,
   uniqueName,
   waitFor,
-} from '../support/kubectl';
-import { type RunningController, startController } from '../support/controller';
+} from '../../support/kubectl';
+import { type RunningController, startController } from '../../support/controller';
 
 jest.setTimeout(180_000);
 
-const CLI = join(__dirname, '../../dist/cli/main.js');
+const CLI = join(__dirname, '../../../dist/cli/main.js');
 const SA = 'reconstruct-controller';
 
 let system: string;

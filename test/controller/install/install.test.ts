@@ -10,12 +10,12 @@ import {
   builtinKinds,
   defineKind,
   type KindOptions,
-} from '../../constructs';
-import { installManifests, type InstallOptions } from '../../install/install';
-import { clusterRules, type PolicyRule } from '../../install/permissions';
+} from '../../../constructs';
+import { installManifests, type InstallOptions } from '../../../controller/install/install';
+import { clusterRules, type PolicyRule } from '../../../controller/install/permissions';
 
-import { Greeting, greetingKind, type GreetingSpec } from '../fixtures/kinds/greeting';
-import { tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
+import { Greeting, greetingKind, type GreetingSpec } from '../../fixtures/kinds/greeting';
+import { tenantNamespaceKind } from '../../fixtures/kinds/tenant-namespace';
 
 type Doc = {
   kind: string;

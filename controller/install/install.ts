@@ -8,7 +8,7 @@
  * enabled`. `reconstruct install` prints it; `kubectl apply -f` installs it. docs/RBAC.md explains each rule.
  */
 import { ApiObject, App, Chart } from 'cdk8s';
-import type { Kind } from '../constructs/kit';
+import type { Kind } from '../../constructs/kit';
 import { clusterRules, eventRules, leaseRules, scopedRules, type PolicyRule } from './permissions';
 
 export interface InstallOptions {
