@@ -212,7 +212,7 @@ export async function planChanges(
     ...(resource as unknown as Manifest),
     metadata: { ...resource.metadata, ...(namespace ? { namespace } : {}) },
   });
-  const live = { ...(applied as KubeObject), status: before?.status } as KubeObject & CustomResource;
+  const live = { ...(applied as KubeObject), status: before?.status } as CustomResource;
   changes.push({ type: definition, namespace, name, before, after: live });
 
   const snapshot = new Snapshot();

@@ -59,13 +59,13 @@ export async function readResources(
   definition: Kind,
   namespace: string | undefined,
   name?: string,
-): Promise<(KubeObject & CustomResource)[]> {
+): Promise<CustomResource[]> {
   const ns = definition.namespaced ? namespace : undefined;
   if (name) {
     const one = await get(client, resourcePath(definition, ns, name));
-    return one ? [one as KubeObject & CustomResource] : [];
+    return one ? [one as CustomResource] : [];
   }
-  const list = await client.request<{ items: (KubeObject & CustomResource)[] }>({
+  const list = await client.request<{ items: CustomResource[] }>({
     method: 'GET',
     path: resourcePath(definition, ns),
   });
@@ -73,11 +73,7 @@ export async function readResources(
 }
 
 /** The tree of one resource as the cluster has it now. */
-export async function treeOf(
-  client: KubeClient,
-  definition: Kind,
-  resource: KubeObject & CustomResource,
-): Promise<Tree> {
+export async function treeOf(client: KubeClient, definition: Kind, resource: CustomResource): Promise<Tree> {
   const { namespace, name, uid, generation, deletionTimestamp, finalizers } = resource.metadata;
   const status = (resource.status ?? {}) as {
     observedGeneration?: number;

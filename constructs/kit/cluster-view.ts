@@ -4,24 +4,13 @@
  * testable with an in-memory view.
  */
 import type { ApiKind } from './api-kind';
+import type { ObjectMeta } from './resource';
 
 /** An object as the controller's caches hold it (managedFields dropped). */
 export interface KubeObject {
   apiVersion?: string;
   kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
-    deletionTimestamp?: string;
-    finalizers?: string[];
-    [k: string]: unknown;
-  };
+  metadata: ObjectMeta;
   [k: string]: unknown;
 }
 

@@ -20,7 +20,20 @@ export interface ObjectMeta {
   resourceVersion?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  deletionTimestamp?: string;
+  finalizers?: string[];
   [key: string]: unknown;
+}
+
+/** An object's owner, as `metadata.ownerReferences` holds it. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
 }
 
 /** A custom resource as read from a file or from the API server. */
@@ -30,6 +43,7 @@ export interface CustomResource<Spec = unknown, Status = unknown> {
   metadata: ObjectMeta;
   spec: Spec;
   status?: Status;
+  [key: string]: unknown;
 }
 
 /** A Kubernetes object as synthesized: plain JSON, ready to apply or to print. */

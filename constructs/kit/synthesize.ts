@@ -133,7 +133,7 @@ function releaseRetained(child: Manifest, uid: string): void {
   const annotations = child.metadata.annotations;
   if (annotations?.[RETAIN_ANNOTATION] !== 'true') return;
   annotations[OWNER_UID_ANNOTATION] = uid;
-  const refs = ((child.metadata.ownerReferences ?? []) as { uid: string }[]).filter((r) => r.uid !== uid);
+  const refs = (child.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
   if (refs.length > 0) child.metadata.ownerReferences = refs;
   else delete child.metadata.ownerReferences;
 }

@@ -112,6 +112,11 @@ export class DriftRepair {
     private readonly log: Logger,
   ) {}
 
+  /** Forgets a child that is gone with its resource. */
+  forget(childKey: string): void {
+    this.given.delete(childKey);
+  }
+
   async apply(type: ApiKind, key: string, body: Manifest, log = this.log): Promise<DriftApplied> {
     let written: Manifest;
     try {

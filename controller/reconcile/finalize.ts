@@ -24,7 +24,9 @@ import { isConflict, isNotFound } from '../kube/errors';
 import type { Logger } from '../log';
 import { objectKey } from '../kube/object-key';
 import { kindMay } from '../install/permissions';
-import { nextStatus, statusFields } from './status';
+import { statusFields, waitReadiness, writeStatus } from './status';
+import type { OrderedDeletion } from './ordered-deletion';
+import type { Intent } from './intent';
 import type { Writer } from '../kube/writer';
 
 /** The first look again at a held deletion, should no watch event come first; it doubles up to the max. */
@@ -41,9 +43,26 @@ export const FINALIZING = 'Finalizing';
 /** What the reconcile does after this phase: go on (undefined), or end with this result. */
 type PhaseResult = { requeueAfterMs?: number } | undefined;
 
-/** The Ready condition a sync's waits make: the first wait's reason, every wait's message. */
-export function waitReadiness(waits: readonly SyncWait[]): Readiness {
-  return { ready: false, reason: waits[0].reason, message: waits.map((w) => w.message).join('; ') };
+/**
+ * The finalize phase: the kind's own finalizer work first (Finalizer), while the children it may need are
+ * still there; then the children that wait for each other, deleted in reverse order (OrderedDeletion).
+ * A new resource of a kind with a sync gets its finalizer. Undefined when the reconcile goes on.
+ */
+export async function finalize(
+  finalizer: Finalizer,
+  ordered: OrderedDeletion,
+  definition: Kind,
+  resource: CustomResource,
+  synthesis: () => readonly Intent[],
+  log: Logger,
+): Promise<PhaseResult> {
+  const { metadata } = resource;
+  const syncHolds = !!definition.sync && !!metadata.finalizers?.includes(definition.sync.finalizer);
+  if (metadata.deletionTimestamp && !syncHolds) {
+    const held = await ordered.finalize(definition, resource, synthesis, log);
+    if (held) return held;
+  }
+  return finalizer.finalize(definition, resource, log);
 }
 
 const label = ({ type, obj }: { type: { kind: string }; obj: KubeObject }) =>
@@ -66,7 +85,7 @@ export class Finalizer {
    * A resource being deleted: undone and released, or held. One without its kind's finalizer gets it.
    * Undefined when the reconcile goes on.
    */
-  async finalize(definition: Kind, resource: KubeObject & CustomResource, log: Logger): Promise<PhaseResult> {
+  async finalize(definition: Kind, resource: CustomResource, log: Logger): Promise<PhaseResult> {
     const { sync } = definition;
     const { metadata } = resource;
     const { namespace, name } = metadata;
@@ -157,7 +176,7 @@ export class Finalizer {
 
   private async release(
     definition: Kind,
-    resource: KubeObject & CustomResource,
+    resource: CustomResource,
     sync: KindSync,
     log: Logger,
   ): Promise<PhaseResult> {
@@ -186,7 +205,7 @@ export class Finalizer {
 
   private async hold(
     definition: Kind,
-    resource: KubeObject & CustomResource,
+    resource: CustomResource,
     steps: readonly SyncStep[],
     log: Logger,
   ): Promise<PhaseResult> {
@@ -203,9 +222,8 @@ export class Finalizer {
           };
     const last = this.held.get(key);
     const count = last?.message === readiness.message ? last.count + 1 : 1;
-    const status = nextStatus(resource, statusFields(resource), readiness, this.now());
     try {
-      if (status) await this.writer.applyStatus(definition, resource, status);
+      await writeStatus(this.writer, definition, resource, statusFields(resource), readiness, this.now());
     } catch (err) {
       if (!isNotFound(err)) throw err;
       this.held.delete(key);

@@ -57,11 +57,7 @@ export class OrderedDeletion {
    * longer do. A conflict (the cache had not seen the resource's last change) is left to the reconcile
    * that change brings.
    */
-  async keep(
-    definition: Kind,
-    resource: KubeObject & CustomResource,
-    desired: readonly Intent[],
-  ): Promise<void> {
+  async keep(definition: Kind, resource: CustomResource, desired: readonly Intent[]): Promise<void> {
     const finalizers = resource.metadata.finalizers ?? [];
     const has = finalizers.includes(ORDERED_DELETION_FINALIZER);
     const needs = needsOrderedDeletion(desired);
@@ -86,7 +82,7 @@ export class OrderedDeletion {
    */
   async finalize(
     definition: Kind,
-    resource: KubeObject & CustomResource,
+    resource: CustomResource,
     desired: () => readonly Intent[],
     log: Logger,
   ): Promise<PhaseResult> {

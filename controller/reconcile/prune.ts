@@ -3,7 +3,6 @@
  * (a retained child is released instead, a write-only one deleted by the uid its record keeps).
  */
 import {
-  ADOPT_ANNOTATION,
   LABEL_PART_OF,
   OWNER_UID_ANNOTATION,
   RELEASED_FROM_ANNOTATION,
@@ -15,7 +14,6 @@ import {
   type Kind,
 } from '../../constructs/kit';
 import type { Writer } from '../kube/writer';
-import type { EventRecorder } from '../kube/events';
 import { ownedBy } from './intent';
 import { ApiError } from '../kube/errors';
 import type { Logger } from '../log';
@@ -26,19 +24,24 @@ import type { CreatedChild, WriteOnlyChildren } from './write-only';
 interface PruneDeps {
   readonly view: ClusterView;
   readonly writer: Writer;
-  readonly events: EventRecorder;
   readonly writeOnly: WriteOnlyChildren;
 }
 
-/** Prunes the children of `resource` that are not `wanted` (child keys), with a Pruned or Retained event. */
+/** What a prune did: the children it deleted and those it released by their retain policy, sorted. */
+export interface Pruned {
+  readonly pruned: string[];
+  readonly retained: string[];
+}
+
+/** Prunes the children of `resource` that are not `wanted` (child keys); says what went and what stayed. */
 export async function prune(
-  { view, writer, events, writeOnly }: PruneDeps,
+  { view, writer, writeOnly }: PruneDeps,
   definition: Kind,
   resource: CustomResource,
   wanted: Set<string>,
   created: CreatedChild[],
   log: Logger,
-): Promise<void> {
+): Promise<Pruned> {
   const partOf = applySetId(resource);
   const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
   const pruned = await writeOnly.prune(definition, resource, created, wanted);
@@ -76,16 +79,5 @@ export async function prune(
       pruned.push(`${type.kind} ${obj.metadata.name}`);
     }
   }
-  if (pruned.length > 0) {
-    events.emit(resource, 'Normal', 'Pruned', `Deleted ${pruned.sort().join(', ')}: no longer wanted`);
-  }
-  if (retained.length > 0) {
-    events.emit(
-      resource,
-      'Normal',
-      'Retained',
-      `Kept ${retained.sort().join(', ')}, no longer wanted, by its retain policy: it stays labelled, ` +
-        `without an owner (annotate it ${ADOPT_ANNOTATION}=true to hand it to a resource)`,
-    );
-  }
+  return { pruned: pruned.sort(), retained: retained.sort() };
 }

@@ -2,8 +2,18 @@
  * A resource's status as the controller writes it: the kind's own fields, `observedGeneration`, and one
  * Ready condition whose `lastTransitionTime` moves only when its status does.
  */
-import type { CustomResource, Readiness } from '../../constructs/kit';
+import type {
+  ApiKind,
+  ClusterView,
+  CustomResource,
+  Kind,
+  Readiness,
+  StatusContext,
+  SyncWait,
+} from '../../constructs/kit';
+import type { Writer } from '../kube/writer';
 import { sameJson } from './converge';
+import { notYetCurrent, type Intent } from './intent';
 
 export type Condition = {
   type: string;
@@ -45,6 +55,39 @@ export function nextStatus(
     conditions: [condition],
   };
   return sameJson(next, current) ? undefined : next;
+}
+
+/** Writes status through the status subresource, only when it differs from what is there. */
+export async function writeStatus(
+  writer: Pick<Writer, 'applyStatus'>,
+  type: ApiKind,
+  resource: CustomResource,
+  fields: object,
+  readiness: Readiness,
+  now: Date,
+): Promise<void> {
+  const next = nextStatus(resource, fields, readiness, now);
+  if (next) await writer.applyStatus(type, resource, next);
+}
+
+/** The Ready condition a sync's waits make: the first wait's reason, every wait's message. */
+export function waitReadiness(waits: readonly SyncWait[]): Readiness {
+  return { ready: false, reason: waits[0].reason, message: waits.map((w) => w.message).join('; ') };
+}
+
+/**
+ * A resource's readiness by its kind's rules: what its sync waits for, else its kind's `ready`; and Ready
+ * for this spec only once the cache shows what this reconcile applied (an update's event lags it).
+ */
+export function kindReadiness(
+  definition: Kind,
+  context: StatusContext & { view: ClusterView },
+  syncWaits: readonly SyncWait[],
+  desired: readonly Intent[],
+  namespace: string | undefined,
+): Readiness {
+  const readiness = syncWaits.length > 0 ? waitReadiness(syncWaits) : definition.ready(context);
+  return readiness.ready ? (notYetCurrent(desired, context.view, namespace) ?? readiness) : readiness;
 }
 
 /** The kind's own fields of a resource's status as it is: all but `observedGeneration` and `conditions`. */

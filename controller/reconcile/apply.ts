@@ -1,0 +1,182 @@
+/**
+ * The apply phase: each child by its policy, what its policy and the cluster call for (create, apply,
+ * adopt, wait, leave alone), done and said as an outcome (create-only ones created once, ignored fields
+ * left to their owner, waiting ones held back, foreign ones reported). The outcomes are folded into a
+ * summary (summary.ts) and the decision (decide.ts) turns that into events and status.
+ */
+import {
+  ADOPT_ANNOTATION,
+  RELEASED_FROM_ANNOTATION,
+  isWriteOnly,
+  type ClusterView,
+  type CustomResource,
+  type KubeObject,
+  type Manifest,
+} from '../../constructs/kit';
+import { withGeneratedValues } from '../../constructs/kit/child-policy';
+import {
+  immutableFields,
+  isAlreadyExists,
+  isNamespaceTerminating,
+  isOwnerKindUndiscovered,
+} from '../kube/errors';
+import { objectKey } from '../kube/object-key';
+import type { Writer } from '../kube/writer';
+import type { Logger } from '../log';
+import { adopt } from './adopt';
+import { applyNeeded } from './converge';
+import type { DriftRepair } from './drift';
+import { ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
+import { replaceImmutable } from './replace';
+import type { CreatedChild, WriteOnlyChildren } from './write-only';
+
+/**
+ * By queue key, then child key: the uid of each child this controller created that its caches have not
+ * shown yet. A reconcile before the watch brings a new child applies it again (harmless, idempotent); the
+ * same uid coming back says it was not created a second time, so it is not announced twice.
+ */
+export class UnseenChildren {
+  private readonly byResource = new Map<string, Map<string, string>>();
+
+  /** The cache shows the child: it is seen. */
+  seen(key: string, childKey: string): void {
+    const unseen = this.byResource.get(key);
+    if (unseen?.delete(childKey) && unseen.size === 0) this.byResource.delete(key);
+  }
+
+  /** Records a child just written that the cache did not show; true when it was written before (same uid). */
+  written(key: string, childKey: string, uid: string): boolean {
+    const unseen = this.byResource.get(key) ?? new Map<string, string>();
+    const again = uid !== '' && unseen.get(childKey) === uid;
+    unseen.set(childKey, uid);
+    this.byResource.set(key, unseen);
+    return again;
+  }
+
+  forget(key: string): void {
+    this.byResource.delete(key);
+  }
+}
+
+/** What the apply phase reads and writes through. */
+export interface ApplyDeps {
+  readonly view: ClusterView;
+  readonly writer: Writer;
+  readonly drift: DriftRepair;
+  readonly writeOnly: WriteOnlyChildren;
+  readonly unseen: UnseenChildren;
+}
+
+/** One resource's apply: its key, its children (`desired`) and the write-only children it records. */
+export interface ApplyScope {
+  readonly key: string;
+  readonly resource: CustomResource;
+  readonly desired: readonly Intent[];
+  readonly created: CreatedChild[];
+  readonly log: Logger;
+}
+
+/** Applies every child of the scope, at once; one outcome per child, in the children's order. */
+export function applyChildren(deps: ApplyDeps, scope: ApplyScope): Promise<ChildOutcome[]> {
+  return Promise.all(scope.desired.map((intent) => applyChild(deps, scope, intent)));
+}
+
+async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): Promise<ChildOutcome> {
+  const { view, writer } = deps;
+  const { key, resource, desired, log } = scope;
+  const { child, type, policy } = intent;
+  const { namespace: ns, name: childName } = child.metadata;
+  const { metadata } = resource;
+  const childKey = objectKey(type, ns, childName);
+  const label = `${child.kind} ${childName}`;
+  const foreign = `${child.kind} ${ns ? `${ns}/` : ''}${childName}`;
+  const waiting = (): ChildOutcome | undefined => {
+    const blocker = waitingFor(intent, desired, view, metadata.namespace);
+    return blocker && { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
+  };
+  if (isWriteOnly(type)) {
+    const wait = waiting();
+    if (wait) return wait;
+    try {
+      const outcome = await deps.writeOnly.create(key, type, child, scope.created);
+      if (outcome === 'foreign') return { kind: 'conflict', label: foreign };
+      return { kind: outcome === 'created' ? 'created' : 'unchanged', label };
+    } catch (err) {
+      return failed(label, `create ${label}`, err);
+    }
+  }
+  // The child caches hold only what carries our managed-by label. A name they lack but that exists is
+  // someone else's object (or ours, not seen yet): one read settles it before a forced apply could take
+  // it over. A name that exists nowhere needs no read, unless a creation would reset what another actor
+  // set since (ignored fields): then the cache's word is not enough.
+  const live =
+    view.get(type, ns, childName) ??
+    (view.exists(type, ns, childName) || policy.ignoreFields.length > 0
+      ? await writer.read<KubeObject>(type, ns, childName)
+      : undefined);
+  if (live && !ownedBy(live, metadata.uid)) {
+    const marks = live.metadata.annotations ?? {};
+    // Adopted when a user handed it over, or taken back when this resource let it go (retained).
+    if (marks[ADOPT_ANNOTATION] !== 'true' && marks[RELEASED_FROM_ANNOTATION] !== metadata.uid) {
+      return { kind: 'conflict', label: foreign, blocker: childKey };
+    }
+    try {
+      await adopt(writer, type, child, live, log);
+    } catch (err) {
+      return { kind: 'failed', label, message: `adopt ${label}: ${String(err)}` };
+    }
+    return { kind: 'adopted', label: `${label} (adopted)` }; // Its watch event brings the apply.
+  }
+  const wait = waiting();
+  if (wait) return wait;
+  if (live) deps.unseen.seen(key, childKey);
+  if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
+  let why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
+  if (!why) return { kind: 'unchanged', label };
+  let written: Pick<Manifest, 'metadata'> | undefined;
+  try {
+    if (policy.createOnly) {
+      written = await writer.create(type, ns, withGeneratedValues(child)).then(
+        (made) => made as Manifest,
+        (err: unknown) => {
+          // Made meanwhile (our cache lags our own write): it stays as it is, generated values and all.
+          if (isAlreadyExists(err)) return undefined;
+          throw err;
+        },
+      );
+      if (!written) return { kind: 'unchanged', label };
+    } else if (!live && intent.initial) {
+      // Created with the ignored fields, which a second manager of ours then holds: the next applies
+      // leave them out, and they stay until their new owner changes them (server-side apply's hand-over).
+      written = await writer.apply(type, intent.createBody);
+      await writer.apply(type, intent.initial, `${writer.fieldManager}-initial`);
+    } else {
+      const applied = await deps.drift.apply(type, childKey, intent.applied, log);
+      written = applied.written;
+      if (applied.repaired) why = `repaired drift in ${applied.repaired.join(', ')}`;
+    }
+  } catch (err) {
+    const immutable = live ? immutableFields(err) : [];
+    if (live && immutable.length > 0) return replaceImmutable(writer, intent, live, immutable, log);
+    return failed(label, `apply ${label}`, err);
+  }
+  if (!live) {
+    // Applied again before the cache showed it: not a new child.
+    const again = deps.unseen.written(key, childKey, written?.metadata?.uid ?? '');
+    return { kind: again ? 'unchanged' : 'created', label };
+  }
+  // A changed child is logged with what differed; new ones in one line per reconcile (a burst of new
+  // resources logs one line each, not one per child).
+  log.info('updated child', { child: `${child.kind}/${childName}`, why });
+  return { kind: 'updated', label };
+}
+
+function failed(label: string, what: string, err: unknown): ChildOutcome {
+  return {
+    kind: 'failed',
+    label,
+    message: `${what}: ${String(err)}`,
+    terminating: isNamespaceTerminating(err),
+    undiscovered: isOwnerKindUndiscovered(err),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * What the controller remembers about each resource between reconciles, in one object: the last
+ * synthesis, the children created and not seen yet, the write-only children's records and checks, what
+ * blocks it, a status write held back, its not-Ready streak, its finalizer's state, the drift repairs its
+ * children were given; and the namespaces being deleted. Everything else is read from the caches on each
+ * reconcile. `forget` drops all of a resource's at once, when it is gone.
+ */
+import type { ClusterView } from '../../constructs/kit';
+import type { EventRecorder } from '../kube/events';
+import { objectKey } from '../kube/object-key';
+import type { Writer } from '../kube/writer';
+import type { Logger } from '../log';
+import { UnseenChildren } from './apply';
+import { Blockers } from './blocked';
+import { DriftRepair } from './drift';
+import { Finalizer } from './finalize';
+import { NotReadyRecheck } from './recheck';
+import { ProgressHold } from './status';
+import { Syntheses } from './synthesize';
+import { TerminatingNamespaces } from './terminating';
+import { WriteOnlyChildren } from './write-only';
+
+export class ResourceMemory {
+  readonly syntheses = new Syntheses();
+  readonly unseen = new UnseenChildren();
+  readonly writeOnly: WriteOnlyChildren;
+  readonly finalizer: Finalizer;
+  readonly blockers = new Blockers();
+  readonly progress = new ProgressHold();
+  readonly recheck = new NotReadyRecheck();
+  readonly drift: DriftRepair;
+  readonly terminating: TerminatingNamespaces;
+
+  constructor(view: ClusterView, writer: Writer, events: EventRecorder, log: Logger, now: () => Date) {
+    this.writeOnly = new WriteOnlyChildren(writer, now);
+    this.finalizer = new Finalizer(view, writer, events, now);
+    this.drift = new DriftRepair(writer, log);
+    this.terminating = new TerminatingNamespaces(now);
+  }
+
+  /** Forgets everything about the resource of `key`: it is gone. */
+  forget(key: string): void {
+    for (const { type, child } of this.syntheses.remembered(key)) {
+      this.drift.forget(objectKey(type, child.metadata.namespace, child.metadata.name));
+    }
+    this.syntheses.forget(key);
+    this.unseen.forget(key);
+    this.writeOnly.forget(key);
+    this.finalizer.forget(key);
+    this.blockers.set(key, []);
+    this.progress.forget(key);
+    this.recheck.forget(key);
+  }
+
+  /**
+   * The soonest a resource must be looked at again for what is remembered about it, whatever its reconcile
+   * said: a write-only child due to be looked for (its deletion sends no event; not when one is overdue:
+   * that reconcile did not get to it, and its own requeue says when), a sync that met a conflict.
+   */
+  dueInMs(key: string): number | undefined {
+    const due = this.writeOnly.nextCheckInMs(key);
+    const soonest = Math.min(
+      due !== undefined && due > 0 ? due : Infinity,
+      this.finalizer.retryAfterMs(key) ?? Infinity,
+    );
+    return soonest === Infinity ? undefined : soonest;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The synthesize phase: the children of a resource as the controller handles them (Intents), rendered by
+ * the function the offline renderer uses, once per generation of the resource.
+ */
+import { synthesize, type CustomResource, type Kind } from '../../constructs/kit';
+import { intentOf, type Intent } from './intent';
+
+/** A resource's last synthesis. */
+interface Synthesis {
+  readonly uid: string;
+  readonly generation: number;
+  readonly intents: Intent[];
+}
+
+/**
+ * The last synthesis of each resource, by queue key. The constructs read the resource's kind, name,
+ * namespace and spec, and the owner's uid: while uid and generation (which the API server bumps on every
+ * spec change) are the same, so are the children. Most reconciles (a child's or a pod's status moved, a
+ * resync) then skip synthesis and hashing.
+ */
+export class Syntheses {
+  private readonly last = new Map<string, Synthesis>();
+
+  /** The resource's children; throws the construct's SpecError for a spec it refuses. */
+  intents(definition: Kind, key: string, resource: CustomResource): Intent[] {
+    const uid = resource.metadata.uid ?? '';
+    const generation = resource.metadata.generation;
+    const last = this.last.get(key);
+    if (last && last.uid === uid && last.generation === generation) return last.intents;
+    this.last.delete(key);
+    const children = synthesize(definition, resource, { owner: { uid }, admitted: true });
+    const intents = asParsedJson(children).map((child) => intentOf(definition, child));
+    if (generation !== undefined) this.last.set(key, { uid, generation, intents });
+    return intents;
+  }
+
+  /** The intents of the resource's last synthesis, if it is remembered. */
+  remembered(key: string): readonly Intent[] {
+    return this.last.get(key)?.intents ?? [];
+  }
+
+  forget(key: string): void {
+    this.last.delete(key);
+  }
+}
+
+/**
+ * The same children, as JSON.parse makes them. Kept per generation, cdk8s's output would cost 7.0 KB a
+ * Memcached against 3.9 KB parsed: the objects it builds key by key get a V8 hidden class each, where
+ * parsed objects of the same keys share one (and fewer classes are less for every collection to mark).
+ */
+function asParsedJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
