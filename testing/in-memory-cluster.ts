@@ -33,7 +33,7 @@ import {
   type ApiKind,
 } from '../constructs/kit';
 import type { Writer } from '../controller/kube/writer';
-import { EventRecorder } from '../controller/kube/events';
+import type { EventSink } from '../controller/kube/events';
 import { ApiError } from '../controller/kube/errors';
 import { createLogger, type Logger } from '../controller/log';
 import { mergePatched } from '../controller/kube/merge-patch';
@@ -458,7 +458,37 @@ export class InMemoryCluster implements ClusterView {
         return Promise.resolve({});
       },
     };
-    return writer;
+    return this.refusing(writer);
+  }
+
+  private readonly refusals = new Map<Write['verb'], Error>();
+
+  /**
+   * Makes the API server refuse every write of `verb` by the controller from now on with `err` (as an
+   * admission webhook, a quota or a broken object would), or accept them again when `err` is undefined.
+   */
+  refuse(verb: Write['verb'], err: Error | undefined): void {
+    if (err) this.refusals.set(verb, err);
+    else this.refusals.delete(verb);
+  }
+
+  private refusing(writer: Writer): Writer {
+    const gate =
+      <A extends unknown[], R>(verb: Write['verb'], write: (...args: A) => Promise<R>) =>
+      (...args: A): Promise<R> => {
+        const refusal = this.refusals.get(verb);
+        return refusal ? Promise.reject(refusal) : write(...args);
+      };
+    return {
+      fieldManager: writer.fieldManager,
+      read: writer.read,
+      apply: gate('apply', writer.apply),
+      applyStatus: gate('status', writer.applyStatus),
+      mergePatch: gate('patch', writer.mergePatch),
+      jsonPatch: gate('patch', writer.jsonPatch),
+      delete: gate('delete', writer.delete),
+      create: gate('create', writer.create),
+    };
   }
 
   private running?: Reconciler;
@@ -477,12 +507,10 @@ export class InMemoryCluster implements ClusterView {
   /** A new reconciler working on this cluster (a controller that just started), its events in `events`. */
   reconciler(): Reconciler {
     const { log } = this;
-    const writer = this.writer();
-    const events = new EventRecorder(writer, log);
-    events.emit = (_obj, type, reason, message) => {
-      this.events.push({ type, reason, message });
+    const events: EventSink = {
+      emit: (_obj, type, reason, message) => this.events.push({ type, reason, message }),
     };
-    return new Reconciler(this, writer, events, log, () => new Date(this.clock));
+    return new Reconciler(this, this.writer(), events, log, () => new Date(this.clock));
   }
 
   /** The writes recorded since the last call. */

@@ -21,8 +21,8 @@ import {
   type Manifest,
 } from '../../constructs/kit';
 import { kindKey } from '../../constructs/kit/api-kind';
-import { KubeWriter } from '../../controller/kube/writer';
-import { EventRecorder } from '../../controller/kube/events';
+import { KubeWriter, type Writer } from '../../controller/kube/writer';
+import type { EventSink } from '../../controller/kube/events';
 import type { KubeClient } from '../../controller/kube/client';
 import { ApiError } from '../../controller/kube/errors';
 import type { KubeRequest } from '../../controller/kube/http';
@@ -75,35 +75,40 @@ type Recorded = {
  * not show status). A patch of the resource itself (a finalizer) is applied to `resource` here: the
  * resource may not exist yet, its creation being part of what is shown.
  */
-class RecordingWriter extends KubeWriter {
+class RecordingWriter implements Writer {
   readonly writes: Recorded[] = [];
+  private readonly server: KubeWriter;
 
   constructor(
     client: KubeClient,
-    fieldManager: string,
+    readonly fieldManager: string,
     private readonly resource: () => KubeObject,
     private readonly isResource: (type: ApiKind, name: string) => boolean,
   ) {
-    super(client, fieldManager);
+    this.server = new KubeWriter(client, fieldManager);
   }
 
-  override applyStatus(): Promise<unknown> {
+  read<T = Manifest>(type: ApiKind, namespace: string | undefined, name: string): Promise<T | undefined> {
+    return this.server.read<T>(type, namespace, name);
+  }
+
+  applyStatus(): Promise<unknown> {
     return Promise.resolve({});
   }
 
-  override async apply(type: ApiKind, body: Manifest, fieldManager?: string): Promise<Manifest> {
-    const after = await super.apply(type, body, fieldManager);
+  async apply(type: ApiKind, body: Manifest, fieldManager?: string): Promise<Manifest> {
+    const after = await this.server.apply(type, body, fieldManager);
     this.record(type, body.metadata.namespace, body.metadata.name, after);
     return after;
   }
 
-  override async create(type: ApiKind, namespace: string | undefined, body: unknown): Promise<unknown> {
-    const after = (await super.create(type, namespace, body)) as KubeObject;
+  async create(type: ApiKind, namespace: string | undefined, body: unknown): Promise<unknown> {
+    const after = (await this.server.create(type, namespace, body)) as KubeObject;
     this.record(type, namespace, after.metadata.name, after);
     return after;
   }
 
-  override async mergePatch(type: ApiKind, namespace: string | undefined, name: string, patch: unknown) {
+  async mergePatch(type: ApiKind, namespace: string | undefined, name: string, patch: unknown) {
     const local = this.isResource(type, name);
     const { metadata } = (patch ?? {}) as { metadata?: Record<string, unknown> };
     const after = local
@@ -111,13 +116,17 @@ class RecordingWriter extends KubeWriter {
           ...(patch as object),
           metadata: { ...metadata, resourceVersion: null },
         }) as KubeObject)
-      : ((await super.mergePatch(type, namespace, name, patch)) as KubeObject);
+      : ((await this.server.mergePatch(type, namespace, name, patch)) as KubeObject);
     this.record(type, namespace, name, after);
     return after;
   }
 
-  override async delete(type: ApiKind, namespace: string | undefined, name: string, uid: string) {
-    const result = await super.delete(type, namespace, name, uid);
+  jsonPatch(type: ApiKind, namespace: string | undefined, name: string, ops: unknown[]): Promise<unknown> {
+    return this.server.jsonPatch(type, namespace, name, ops);
+  }
+
+  async delete(type: ApiKind, namespace: string | undefined, name: string, uid: string) {
+    const result = await this.server.delete(type, namespace, name, uid);
     this.record(type, namespace, name, undefined);
     return result;
   }
@@ -209,7 +218,7 @@ export async function planChanges(
   // generation for a spec change, the live status and uid (a new one gets a uid of its own for the run).
   const before = await readObject(definition, namespace, name);
   const applied = await new KubeWriter(dry, options.userFieldManager ?? 'kubectl').apply(definition, {
-    ...(resource as unknown as Manifest),
+    ...resource,
     metadata: { ...resource.metadata, ...(namespace ? { namespace } : {}) },
   });
   const live = { ...(applied as KubeObject), status: before?.status } as CustomResource;
@@ -241,8 +250,7 @@ export async function planChanges(
     () => snapshot.get(definition, namespace, name) ?? live,
     (type, n) => type === definition && n === name,
   );
-  const events = new EventRecorder(writer, log);
-  events.emit = () => {};
+  const events: EventSink = { emit: () => {} };
   // Twice at most: a kind with a finalizer first adds it, and the next reconcile does the work.
   for (let pass = 0; pass < 2; pass++) {
     const seen = writer.writes.length;

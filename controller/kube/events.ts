@@ -63,12 +63,22 @@ interface Pending {
 /** Tries of one event, as client-go's maxTriesPerEvent. */
 const MAX_TRIES = 12;
 
+/** Where the reconcile's events go: the EventRecorder, a dry run's nothing, the in-memory cluster's list. */
+export interface EventSink {
+  emit(
+    object: Pick<CustomResource, 'apiVersion' | 'kind' | 'metadata'>,
+    type: EventType,
+    reason: string,
+    message: string,
+  ): void;
+}
+
 /** No answer (status 0: a network fault, a timeout), or the server asks to come back later. */
 function worthRetrying(err: unknown): boolean {
   return err instanceof ApiError && (err.status === 0 || err.status === 429 || err.status >= 500);
 }
 
-export class EventRecorder {
+export class EventRecorder implements EventSink {
   private readonly sent = new Map<string, Sent>();
   /** Warnings go out before Normal events. */
   private readonly pending: Record<EventType, Pending[]> = { Warning: [], Normal: [] };

@@ -103,12 +103,15 @@ interface DriftApplied {
  * mutating webhook or another controller puts the entries back) is repaired once per desired state, then
  * left as it is, with a warning: two controllers must not fight over it.
  */
+/** What drift repair writes through: applies, a read of the live object, a JSON patch. */
+export type DriftWriter = Pick<Writer, 'apply' | 'read' | 'jsonPatch'>;
+
 export class DriftRepair {
   /** By child key: the hash of the desired object whose repair did not hold. */
   private readonly given = new Map<string, string>();
 
   constructor(
-    private readonly writer: Writer,
+    private readonly writer: DriftWriter,
     private readonly log: Logger,
   ) {}
 

@@ -19,7 +19,7 @@ import {
   type SyncStep,
   type SyncWait,
 } from '../../constructs/kit';
-import type { EventRecorder } from '../kube/events';
+import type { EventSink } from '../kube/events';
 import { isConflict, isNotFound } from '../kube/errors';
 import type { Logger } from '../log';
 import { objectKey } from '../kube/object-key';
@@ -77,7 +77,7 @@ export class Finalizer {
   constructor(
     private readonly view: ClusterView,
     private readonly writer: Writer,
-    private readonly events: EventRecorder,
+    private readonly events: EventSink,
     private readonly now: () => Date,
   ) {}
 

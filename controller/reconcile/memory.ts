@@ -6,7 +6,7 @@
  * reconcile. `forget` drops all of a resource's at once, when it is gone.
  */
 import type { ClusterView } from '../../constructs/kit';
-import type { EventRecorder } from '../kube/events';
+import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
@@ -31,7 +31,7 @@ export class ResourceMemory {
   readonly drift: DriftRepair;
   readonly terminating: TerminatingNamespaces;
 
-  constructor(view: ClusterView, writer: Writer, events: EventRecorder, log: Logger, now: () => Date) {
+  constructor(view: ClusterView, writer: Writer, events: EventSink, log: Logger, now: () => Date) {
     this.writeOnly = new WriteOnlyChildren(writer, now);
     this.finalizer = new Finalizer(view, writer, events, now);
     this.drift = new DriftRepair(writer, log);

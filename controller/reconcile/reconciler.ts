@@ -17,7 +17,7 @@ import {
   type SyncWait,
 } from '../../constructs/kit';
 import { ChildError } from '../../constructs/kit/child-kinds';
-import type { EventRecorder } from '../kube/events';
+import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
@@ -47,7 +47,7 @@ export class Reconciler {
   constructor(
     private readonly view: ClusterView,
     private readonly writer: Writer,
-    private readonly events: EventRecorder,
+    private readonly events: EventSink,
     private readonly log: Logger,
     private readonly now: () => Date = () => new Date(),
   ) {

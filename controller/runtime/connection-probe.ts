@@ -36,7 +36,7 @@ export class ConnectionProbe {
   private down = false;
 
   constructor(
-    private readonly client: KubeClient,
+    private readonly client: Pick<KubeClient, 'request'>,
     private readonly handlers: ConnectionHandlers,
     private readonly log: Logger,
     private readonly options: ConnectionProbeOptions = {},

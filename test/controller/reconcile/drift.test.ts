@@ -1,7 +1,6 @@
 /** The drift repair's decisions: what it restores, what it keeps, and when it stops trying. */
 import { DEPLOYMENT, SERVICE, type Manifest } from '../../../constructs';
-import type { Writer } from '../../../controller/kube/writer';
-import { DriftRepair, repairPatch, restored } from '../../../controller/reconcile/drift';
+import { DriftRepair, repairPatch, restored, type DriftWriter } from '../../../controller/reconcile/drift';
 import { ApiError } from '../../../controller/kube/errors';
 import { createLogger } from '../../../controller/log';
 
@@ -84,7 +83,7 @@ describe('repairPatch', () => {
 function fakeWriter(live: Manifest, options: { refuseApply?: boolean; undo?: boolean } = {}) {
   const writes: string[] = [];
   let current = structuredClone(live);
-  const writer = {
+  const writer: DriftWriter = {
     apply: (_type: unknown, body: Manifest) => {
       writes.push('apply');
       if (options.refuseApply && writes.filter((w) => w === 'apply').length === 1) {
@@ -92,9 +91,9 @@ function fakeWriter(live: Manifest, options: { refuseApply?: boolean; undo?: boo
       }
       return Promise.resolve(current.spec ? current : body);
     },
-    read: () => {
+    read: <T>() => {
       writes.push('read');
-      return Promise.resolve(current);
+      return Promise.resolve(current as T);
     },
     jsonPatch: (_type: unknown, _ns: unknown, _name: unknown, ops: { op: string; value?: unknown }[]) => {
       writes.push('patch');
@@ -102,7 +101,7 @@ function fakeWriter(live: Manifest, options: { refuseApply?: boolean; undo?: boo
       return Promise.resolve(current);
     },
   };
-  return { writer: writer as unknown as Writer, writes };
+  return { writer, writes };
 }
 
 describe('DriftRepair', () => {

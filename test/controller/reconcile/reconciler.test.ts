@@ -198,9 +198,7 @@ describe('an apply the API server refuses', () => {
     await reconcile(databaseManagerKind, 'db');
     cluster.setSpec(databaseManagerKind, NS, 'db', { deploymentName: 'new' });
     const reconciler = cluster.reconciler();
-    const writer = (reconciler as unknown as { writer: { apply: (...a: unknown[]) => Promise<unknown> } })
-      .writer;
-    writer.apply = () => Promise.reject(new ApiError(422, 'Deployment.apps "new" is invalid'));
+    cluster.refuse('apply', new ApiError(422, 'Deployment.apps "new" is invalid'));
     writes();
     await expect(reconciler.reconcile(databaseManagerKind, NS, 'db')).rejects.toThrow('is invalid');
     expect(writes()).toEqual(['status DatabaseManager/db']);
@@ -216,15 +214,13 @@ describe('a kind the API server does not map yet (its CRD just installed)', () =
   it('waits, says why, and checks again in seconds instead of backing off as after a failure', async () => {
     cluster.putResource(memcachedKind, 'cache', { size: 1 }, NS);
     const reconciler = cluster.reconciler();
-    const writer = (reconciler as unknown as { writer: { apply: (...a: unknown[]) => Promise<unknown> } })
-      .writer;
-    writer.apply = () =>
-      Promise.reject(
-        new ApiError(
-          403,
-          'deployments.apps "cache" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion cache.example.com/v1alpha1 Kind Memcached',
-        ),
-      );
+    cluster.refuse(
+      'apply',
+      new ApiError(
+        403,
+        'deployments.apps "cache" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion cache.example.com/v1alpha1 Kind Memcached',
+      ),
+    );
     expect(await reconciler.reconcile(memcachedKind, NS, 'cache')).toEqual({ requeueAfterMs: 3000 });
     expect(cluster.ready(memcachedKind, NS, 'cache')).toMatchObject({ status: 'False', reason: 'Waiting' });
     expect(cluster.events.filter((e) => e.type === 'Warning')).toEqual([]);

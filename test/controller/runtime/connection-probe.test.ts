@@ -6,15 +6,15 @@ import { recordingLogger } from '../../support/logger';
 /** A client whose GET /version gives the next scripted outcome. */
 function scripted(outcomes: ('ok' | 'timeout' | 'forbidden')[]) {
   const paths: string[] = [];
-  const client = {
-    request: (req: { path: string }) => {
+  const client: Pick<KubeClient, 'request'> = {
+    request: <T>(req: { path: string }): Promise<T> => {
       paths.push(req.path);
       const next = outcomes.shift() ?? 'ok';
-      if (next === 'ok') return Promise.resolve({ major: '1' });
+      if (next === 'ok') return Promise.resolve({ major: '1' } as T);
       if (next === 'forbidden') return Promise.reject(new ApiError(403, 'forbidden'));
       return Promise.reject(new ApiError(0, 'GET /version: no response within 5000 ms'));
     },
-  } as unknown as KubeClient;
+  };
   return { client, paths };
 }
 
