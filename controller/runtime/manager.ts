@@ -1,17 +1,15 @@
 /**
- * Wires the informers, the work queue and the reconciler for every registered kind: resource events
- * enqueue the resource, child events enqueue their controller owner, a kind's extra watches enqueue what
- * they name, and a periodic resync enqueues everything. Only the resource's own events use the queue's
- * normal priority; the rest refresh, at low priority (see WorkQueue).
+ * Wiring and the worker loop: the caches opened from every kind's watch table (watches.ts: resource events
+ * enqueue the resource, child events their owner, an object in the way the resources it blocks, a kind's
+ * extra watches what they name), the reconciler reading them, a periodic resync, and the workers taking
+ * keys from the queue. Only the resource's own events use the queue's normal priority; the rest refresh,
+ * at low priority (see WorkQueue).
  */
 import {
   CUSTOM_RESOURCE_DEFINITION,
   LABEL_INSTANCE,
-  LABEL_MANAGED_BY,
   LABEL_PART_OF,
-  MANAGER,
   applySetId,
-  isWriteOnly,
   type ApiKind,
   type ClusterView,
   type Kind,
@@ -19,17 +17,18 @@ import {
   type KubeObject,
   type LabelMatch,
 } from '../../constructs/kit';
-import { kindKey } from '../../constructs/kit/api-kind';
 import { KubeWriter } from '../kube/writer';
 import { EventRecorder } from '../kube/events';
-import { Informer, type InformerObserver, type InformerOptions } from './informer';
+import { Caches } from './caches';
+import { Informer, type InformerObserver } from './informer';
+import type { InformerHandlers } from './store';
+import { nameOnly, watchTable, type Watch } from './watches';
 import { ConnectionProbe } from './connection-probe';
 import { KindStates, type KindState } from './kind-states';
 import { objectKey, parseObjectKey } from '../kube/object-key';
 import type { KubeClient } from '../kube/client';
 import type { Logger } from '../log';
 import type { Metrics } from './metrics';
-import { anyUpdate, metadataOrSpecChanged, type UpdatePredicate } from './predicates';
 import { WorkQueue, runWorkers } from './queue';
 import { Reconciler } from '../reconcile/reconciler';
 
@@ -41,20 +40,9 @@ interface ManagerOptions {
   resyncMs: number;
 }
 
-/** What the existence cache keeps of an object: enough to name it. */
-const nameOnly = (obj: KubeObject): KubeObject => ({
-  metadata: {
-    name: obj.metadata.name,
-    namespace: obj.metadata.namespace,
-    resourceVersion: obj.metadata.resourceVersion,
-  },
-});
-
 export class Manager implements ClusterView {
   readonly queue: WorkQueue;
-  private readonly informers = new Map<string, Informer[]>();
-  /** Metadata-only, per child kind: the objects without our managed-by label (see exists()). */
-  private readonly existing = new Map<string, Informer[]>();
+  private readonly caches: Caches;
   /** Where each kind stands: it is reconciled once the caches it reads have synced. */
   private readonly states: KindStates;
   /**
@@ -106,89 +94,9 @@ export class Manager implements ClusterView {
       watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason),
       stateChanged: () => this.states.refresh(),
     };
-    const informers = (
-      type: ApiKind,
-      options: Omit<InformerOptions, 'type' | 'namespace'>,
-      handlers: ConstructorParameters<typeof Informer>[2],
-    ) =>
-      (type.namespaced && this.options.namespaces.length > 0 ? this.options.namespaces : [undefined]).map(
-        (namespace) => new Informer(client, { ...options, type, namespace }, handlers, log, observer),
-      );
-    const add = (
-      type: ApiKind,
-      options: Omit<InformerOptions, 'type' | 'namespace'>,
-      onEvent: (obj: KubeObject) => void,
-      worthIt: UpdatePredicate = anyUpdate,
-    ) => {
-      const key = kindKey(type);
-      const found = this.informers.get(key);
-      if (found) return found;
-      const made = informers(type, options, {
-        onAdd: onEvent,
-        onUpdate: (before, obj) => {
-          if (worthIt(before, obj)) onEvent(obj);
-        },
-        onDelete: onEvent,
-      });
-      this.informers.set(key, made);
-      return made;
-    };
-    const need = (definition: Kind, found: Informer[]) => this.states.need(definition, found);
-
-    for (const definition of kinds.kinds) {
-      const own = add(
-        definition,
-        {},
-        (obj) => this.queue.add(objectKey(definition, obj.metadata.namespace, obj.metadata.name)),
-        metadataOrSpecChanged,
-      );
-      need(definition, own);
-    }
-    // Children are filtered by the managed-by label: memory grows with what we manage, not with the cluster.
-    // Indexed by ApplySet, so that pruning looks at one resource's children, not the namespace's.
-    // Write-only kinds are never read: no cache, and no permission to list them.
-    for (const type of kinds.kinds.flatMap((k) => k.children).filter((t) => !isWriteOnly(t))) {
-      add(type, { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}`, indexLabels: [LABEL_PART_OF] }, (obj) =>
-        this.enqueueOwner(obj),
-      );
-      // What the filtered cache cannot tell: whether a name is taken by an object that is not ours. The
-      // complement of the filtered watch's selector (`!=` matches objects without the label too), so our own
-      // children, and every status change of theirs, reach the controller once, not twice.
-      const key = kindKey(type);
-      if (!this.existing.has(key)) {
-        this.existing.set(
-          key,
-          informers(
-            type,
-            { labelSelector: `${LABEL_MANAGED_BY}!=${MANAGER}`, metadataOnly: true, transform: nameOnly },
-            // An object in a resource's way (ErrResourceExists) that goes, or changes (a user marks it for
-            // adoption): the resource it blocks is reconciled now, not at the next resync.
-            {
-              onUpdate: (_before, obj) => this.unblock(type, obj),
-              onDelete: (obj) => this.unblock(type, obj),
-            },
-          ),
-        );
-      }
-    }
-    for (const definition of kinds.kinds) {
-      for (const type of definition.children.filter((t) => !isWriteOnly(t))) {
-        need(definition, [...this.informersFor(type), ...(this.existing.get(kindKey(type)) ?? [])]);
-      }
-      for (const watch of definition.watches) {
-        const { type, labelSelector, indexLabels, metadataOnly } = watch;
-        const found = add(
-          type,
-          { labelSelector, indexLabels, metadataOnly },
-          (obj) => {
-            for (const owner of watch.owners(obj)) {
-              if (owner.name) this.queue.add(objectKey(definition, owner.namespace, owner.name), 'low');
-            }
-          },
-          metadataOnly ? metadataOrSpecChanged : anyUpdate,
-        );
-        need(definition, found);
-      }
+    this.caches = new Caches(client, options.namespaces, log, observer);
+    for (const watch of watchTable(kinds.kinds)) {
+      this.states.need(watch.kind, this.caches.open(watch, this.handlers(watch)));
     }
     // A CRD installed after the controller started (or reinstalled) is picked up within a second or so,
     // not after the informer's backoff (up to 30 s): as a kind installed after the operator, in
@@ -201,6 +109,29 @@ export class Manager implements ClusterView {
       log,
       { watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason) },
     );
+  }
+
+  /** What a watch's events do: enqueue what its row says, for the updates its predicate passes. */
+  private handlers(watch: Watch): InformerHandlers<KubeObject> {
+    const { enqueue, kind } = watch;
+    const onEvent = (obj: KubeObject): void => {
+      if (enqueue.to === 'resource')
+        this.queue.add(objectKey(kind, obj.metadata.namespace, obj.metadata.name));
+      else if (enqueue.to === 'owner') this.enqueueOwner(obj);
+      else if (enqueue.to === 'blocked') this.unblock(watch.type, obj);
+      else {
+        for (const owner of enqueue.owners(obj)) {
+          if (owner.name) this.queue.add(objectKey(kind, owner.namespace, owner.name), 'low');
+        }
+      }
+    };
+    return {
+      ...(watch.onAdd ? { onAdd: onEvent } : {}),
+      onUpdate: (before, obj) => {
+        if (watch.worthIt(before, obj)) onEvent(obj);
+      },
+      onDelete: onEvent,
+    };
   }
 
   /** Retries now every informer of the resource a CRD defines (its name is `plural.group`). */
@@ -258,37 +189,20 @@ export class Manager implements ClusterView {
     }
   }
 
-  private informersFor(type: ApiKind): Informer[] {
-    const found = this.informers.get(kindKey(type));
-    if (!found) throw new Error(`no informer for ${kindKey(type)}`);
-    return found;
-  }
-
   get(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined {
-    for (const informer of this.informersFor(type)) {
-      const obj = informer.get(type.namespaced ? namespace : undefined, name);
-      if (obj) return obj;
-    }
-    return undefined;
+    return this.caches.get(type, namespace, name);
   }
 
   list(type: ApiKind, namespace?: string, match?: LabelMatch): KubeObject[] {
-    return this.informersFor(type).flatMap((informer) =>
-      informer.list(type.namespaced ? namespace : undefined, match),
-    );
+    return this.caches.list(type, namespace, match);
   }
 
   exists(type: ApiKind, namespace: string | undefined, name: string): boolean {
-    const found = this.existing.get(kindKey(type));
-    if (!found) throw new Error(`no existence cache for ${kindKey(type)}`);
-    return (
-      this.get(type, namespace, name) !== undefined ||
-      found.some((informer) => informer.get(type.namespaced ? namespace : undefined, name) !== undefined)
-    );
+    return this.caches.exists(type, namespace, name);
   }
 
   private all(): Informer[] {
-    return [...this.informers.values(), ...this.existing.values()].flat();
+    return this.caches.all();
   }
 
   /** The caches and the CRD watch. */
@@ -343,7 +257,7 @@ export class Manager implements ClusterView {
           // Its turn comes when the kind is ready (refreshStates enqueues it). A refused kind says so on
           // each resource it can read.
           if (state?.state !== 'ready') {
-            if (state?.state === 'unavailable' && this.informersFor(definition).every((i) => i.hasSynced())) {
+            if (state?.state === 'unavailable' && this.caches.of(definition).every((i) => i.hasSynced())) {
               await this.reconciler.reportUnavailable(definition, namespace, name, state.message ?? '');
             }
             return {};
