@@ -23,7 +23,7 @@ import type { EventRecorder } from '../kube/events';
 import { isConflict, isNotFound } from '../kube/errors';
 import type { Logger } from '../log';
 import { objectKey } from '../kube/object-key';
-import { kindMay } from '../install/permissions';
+import { kindMay } from '../../constructs/kit/grants';
 import { nextStatus, statusFields } from './status';
 import type { Writer } from '../kube/writer';
 
