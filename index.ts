@@ -14,6 +14,13 @@ import type { ControllerSettings } from './controller/runtime/run';
 
 export * from './constructs';
 export { installManifests, type InstallOptions } from './controller/install/install';
+export { OperatorInstall, type InstallProps } from './controller/install/operator-install';
+export { ControllerRbac, type ControllerRbacProps } from './controller/install/controller-rbac';
+export {
+  ControllerDeployment,
+  type ControllerDeploymentProps,
+} from './controller/install/controller-deployment';
+export { MetricsAccess, type MetricsAccessProps } from './controller/install/metrics-access';
 export type { ControllerSettings } from './controller/runtime/run';
 export type { Problem } from './synth/problem';
 export { renderResources, type PassedThrough, type RenderResult, type Rendered } from './synth/render';

@@ -23,7 +23,7 @@ import type { EventSink } from '../kube/events';
 import { isConflict, isNotFound } from '../kube/errors';
 import type { Logger } from '../log';
 import { objectKey } from '../kube/object-key';
-import { kindMay } from '../install/permissions';
+import { kindMay } from '../../constructs/kit/grants';
 import { statusFields, waitReadiness, writeStatus } from './status';
 import type { OrderedDeletion } from './ordered-deletion';
 import type { Intent } from './intent';

@@ -1,0 +1,86 @@
+/**
+ * What the controller does with the kinds it runs, as grants: per resource, the verbs its code uses on it
+ * (the kinds' resources, children, extra watches and finalizers), plus what each kind declares its own work
+ * needs (`permissions`: a sync's patches, `bind` on a ClusterRole it hands out). The install turns them into
+ * RBAC rules (controller/install/permissions.ts); a reconcile asks `kindMay` before a sync's patch.
+ * docs/RBAC.md says which code path uses each verb.
+ */
+import { CUSTOM_RESOURCE_DEFINITION, EVENT, groupOf, isWriteOnly, type ApiKind } from './api-kind';
+import type { Kind } from './define-kind';
+
+/** Verbs on one resource of one API group: of every object, or of the named ones only. */
+export interface Grant {
+  readonly type: ApiKind;
+  /** The resource, or `<resource>/<subresource>`. */
+  readonly resource: string;
+  readonly verbs: ReadonlySet<string>;
+  /** Only these objects, sorted; all of the resource when empty. */
+  readonly names: readonly string[];
+}
+
+/** Every grant the controller needs for `kinds`, one per group, resource and the names it is limited to. */
+export function kindGrants(kinds: readonly Kind[]): Grant[] {
+  const found = new Map<string, { type: ApiKind; resource: string; verbs: Set<string>; names: string[] }>();
+  const grant = (
+    type: ApiKind,
+    resource: string,
+    verbs: readonly string[],
+    names: readonly string[] = [],
+  ) => {
+    const sorted = [...new Set(names)].sort();
+    const key = `${groupOf(type)}\u0000${resource}\u0000${sorted.join('\u0000')}`;
+    const entry = found.get(key) ?? { type, resource, verbs: new Set<string>(), names: sorted };
+    verbs.forEach((v) => entry.verbs.add(v));
+    found.set(key, entry);
+  };
+  for (const kind of kinds) {
+    // The informer lists and watches the resources; nothing reads one by name.
+    grant(kind, kind.plural, ['list', 'watch']);
+    // A merge patch of the resource adds and releases a finalizer: a kind with a sync's, and the one that
+    // holds a resource whose children wait for each other until they are deleted in order (any kind's
+    // construct may ask for waitFor).
+    grant(kind, kind.plural, ['patch']);
+    // Status is server-side applied to the status subresource.
+    grant(kind, `${kind.plural}/status`, ['patch']);
+    // Children's ownerReferences set blockOwnerDeletion, which the OwnerReferencesPermissionEnforcement
+    // admission plugin allows only to who may update the owner's finalizers.
+    if (kind.children.length > 0) grant(kind, `${kind.plural}/finalizers`, ['update']);
+    for (const child of kind.children) {
+      // Write-only: created (POST), deleted by uid when no longer wanted; never read, never cached.
+      if (isWriteOnly(child)) grant(child, child.plural, ['create', 'delete']);
+      // list, watch: the caches (ours by label, everyone else's by metadata only: the same verbs).
+      // get: one read of a name taken by an object not ours, or before re-creating a child with ignored
+      // fields. create: create-only children (POST). patch: server-side apply, adoption, release of a
+      // retained child. delete: pruning, with a uid precondition. Nothing is ever updated (PUT).
+      else grant(child, child.plural, ['get', 'list', 'watch', 'create', 'patch', 'delete']);
+    }
+    // Extra watches are caches: read only. What a sync writes, the kind declares.
+    for (const watch of kind.watches) grant(watch.type, watch.type.plural, ['list', 'watch']);
+    for (const p of kind.permissions) {
+      const resource = p.subresource ? `${p.type.plural}/${p.subresource}` : p.type.plural;
+      grant(p.type, resource, p.verbs, p.resourceNames);
+    }
+  }
+  // Events are created, and a repeat within the aggregation window patches the count (controller/kube/events.ts).
+  if (kinds.length > 0) grant(EVENT, EVENT.plural, ['create', 'patch']);
+  // The CRDs' names (a metadata-only watch): a kind's CRD installed after the controller starts is picked
+  // up at once (controller/runtime/manager.ts). A namespaced install leaves it out (scopedRules).
+  if (kinds.length > 0)
+    grant(CUSTOM_RESOURCE_DEFINITION, CUSTOM_RESOURCE_DEFINITION.plural, ['list', 'watch']);
+  return [...found.values()];
+}
+
+/**
+ * Whether the grants of `kind` let the controller `verb` the object `name` of `type`: a sync's patch is
+ * checked before it is sent, so that a kind that forgot to declare it fails in its unit tests, naming
+ * what to declare, rather than with a 403 in a cluster.
+ */
+export function kindMay(kind: Kind, type: ApiKind, verb: string, name: string): boolean {
+  return kindGrants([kind]).some(
+    (g) =>
+      groupOf(g.type) === groupOf(type) &&
+      g.resource === type.plural &&
+      g.verbs.has(verb) &&
+      (g.names.length === 0 || g.names.includes(name)),
+  );
+}

@@ -1,0 +1,105 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import type { Kind } from '../../constructs/kit';
+import { clusterRules, eventRules, leaseRules, scopedRules, type PolicyRule } from './permissions';
+
+export interface ControllerRbacProps {
+  /** The kinds the controller runs: what it may do is derived from them (permissions.ts). */
+  readonly kinds: readonly Kind[];
+  /** The name of the ServiceAccount, of the roles and of their bindings. */
+  readonly name: string;
+  /** The controller's namespace: its ServiceAccount's, and the leader-election Lease's. */
+  readonly namespace: string;
+  /**
+   * Grant only in these namespaces (the controller's `--namespaces`): a Role in each, and cluster-wide only
+   * what is cluster-scoped. They must exist.
+   * @default - all namespaces, with one ClusterRole
+   */
+  readonly namespaces?: readonly string[];
+  /**
+   * Labels of every object.
+   * @default - none
+   */
+  readonly labels?: Record<string, string>;
+}
+
+/**
+ * The controller's ServiceAccount and exactly what it may do: a ClusterRole of the rules the kinds need (or,
+ * for a namespaced install, a Role in each watched namespace and a ClusterRole for cluster-scoped resources
+ * only, none if there are none), a Role for the leader-election Lease in its own namespace, and a binding of
+ * each to the ServiceAccount. docs/RBAC.md explains each rule.
+ */
+export class ControllerRbac extends Construct {
+  readonly serviceAccount: ApiObject;
+  /** The rules on cluster-scoped resources, or on all of them when no namespaces are given. */
+  readonly clusterRole?: ApiObject;
+  readonly clusterRoleBinding?: ApiObject;
+  /**
+   * One per watched namespace, and one for the Events about cluster-scoped objects (in `default`) when a
+   * kind is cluster-scoped; empty when no namespaces are given.
+   */
+  readonly roles: readonly ApiObject[];
+  /** The bindings of `roles`, in their order. */
+  readonly roleBindings: readonly ApiObject[];
+  /** Get, create and renew the Lease of leader election: `<name>-leader-election`. */
+  readonly leaseRole: ApiObject;
+  readonly leaseRoleBinding: ApiObject;
+
+  constructor(scope: Construct, id: string, props: ControllerRbacProps) {
+    super(scope, id);
+    const { name, namespace, labels } = props;
+    this.serviceAccount = new ApiObject(this, 'service-account', {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name, namespace, labels },
+    });
+    const subjects = [{ kind: 'ServiceAccount', name, namespace }];
+    const rbac = (id: string, kind: string, metadata: object, body: object) =>
+      new ApiObject(this, id, { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata, ...body });
+    const roleRef = (kind: 'ClusterRole' | 'Role', roleName = name) => ({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind,
+      name: roleName,
+    });
+
+    const namespaces = [...new Set(props.namespaces ?? [])];
+    const scoped = namespaces.length === 0 ? undefined : scopedRules(props.kinds);
+    const clusterWide = scoped ? scoped.cluster : clusterRules(props.kinds);
+    if (clusterWide.length > 0) {
+      this.clusterRole = rbac('cluster-role', 'ClusterRole', { name, labels }, { rules: clusterWide });
+      this.clusterRoleBinding = rbac(
+        'cluster-role-binding',
+        'ClusterRoleBinding',
+        { name, labels },
+        { roleRef: roleRef('ClusterRole'), subjects },
+      );
+    }
+
+    const roles: ApiObject[] = [];
+    const roleBindings: ApiObject[] = [];
+    const role = (ns: string, rules: PolicyRule[]) => {
+      const metadata = { name, namespace: ns, labels };
+      roles.push(rbac(`role-${ns}`, 'Role', metadata, { rules }));
+      roleBindings.push(
+        rbac(`role-binding-${ns}`, 'RoleBinding', metadata, { roleRef: roleRef('Role'), subjects }),
+      );
+    };
+    if (scoped) {
+      for (const ns of namespaces) role(ns, scoped.namespaced);
+      // Events about cluster-scoped resources go to one namespace of their own.
+      if (scoped.eventNamespace && !namespaces.includes(scoped.eventNamespace)) {
+        role(scoped.eventNamespace, eventRules());
+      }
+    }
+    this.roles = roles;
+    this.roleBindings = roleBindings;
+
+    const leaseRoleName = `${name}-leader-election`;
+    const leaseMetadata = { name: leaseRoleName, namespace, labels };
+    this.leaseRole = rbac('lease-role', 'Role', leaseMetadata, { rules: leaseRules() });
+    this.leaseRoleBinding = rbac('lease-role-binding', 'RoleBinding', leaseMetadata, {
+      roleRef: roleRef('Role', leaseRoleName),
+      subjects,
+    });
+  }
+}

@@ -1,0 +1,97 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import type { Kind } from '../../constructs/kit';
+import { ControllerDeployment } from './controller-deployment';
+import { ControllerRbac } from './controller-rbac';
+import { MetricsAccess } from './metrics-access';
+
+export interface InstallProps {
+  /** The kinds the operator runs: their CRDs are installed and the ClusterRole grants what they need. */
+  readonly kinds: readonly Kind[];
+  /**
+   * The operator's namespace, made by the install: its ServiceAccount, Deployment, leader-election Lease
+   * and metrics Service are there.
+   * @default reconstruct-system
+   */
+  readonly namespace?: string;
+  /**
+   * The controller image: one that runs `reconstruct controller` with the kinds (the package's Dockerfile
+   * builds one).
+   * @default reconstruct:<this package's version>
+   */
+  readonly image?: string;
+  /**
+   * Controller pods; one leads, the others stand by.
+   * @default 2
+   */
+  readonly replicas?: number;
+  /**
+   * Watch and grant only these namespaces: a Role in each (they must exist), `--namespaces` for the
+   * controller, and cluster-wide only what is cluster-scoped.
+   * @default - all namespaces, with one ClusterRole
+   */
+  readonly namespaces?: readonly string[];
+  /**
+   * Extra arguments of `reconstruct controller`, e.g. the `--kinds` the image runs.
+   * @default - none
+   */
+  readonly controllerArgs?: readonly string[];
+  /**
+   * Also a Prometheus Operator ServiceMonitor that scrapes the metrics Service (needs its CRD).
+   * @default false
+   */
+  readonly serviceMonitor?: boolean;
+}
+
+/** The name of the ServiceAccount, roles, bindings and Deployment. */
+const INSTALL_NAME = 'reconstruct-controller';
+const LABELS = { 'app.kubernetes.io/name': 'reconstruct', 'app.kubernetes.io/component': 'controller' };
+
+/**
+ * Everything to run the operator in a cluster: the CRDs of its kinds, a Namespace, the controller's
+ * ServiceAccount and RBAC with exactly what the kinds need (ControllerRbac), its Deployment with leader
+ * election (ControllerDeployment), and who reaches its metrics (MetricsAccess). `reconstruct install`
+ * prints it (installManifests); in a cdk8s app, put it in a chart without a namespace of its own, as it
+ * names the namespace of each object. docs/RBAC.md explains each rule.
+ */
+export class OperatorInstall extends Construct {
+  /** One CustomResourceDefinition per kind, in the order of `kinds`. */
+  readonly crds: readonly ApiObject[];
+  /** The Namespace `namespace`. */
+  readonly namespace: ApiObject;
+  readonly rbac: ControllerRbac;
+  readonly controller: ControllerDeployment;
+  readonly metrics: MetricsAccess;
+
+  constructor(scope: Construct, id: string, props: InstallProps) {
+    super(scope, id);
+    const namespace = props.namespace ?? 'reconstruct-system';
+    this.crds = props.kinds.map((kind, i) => new ApiObject(this, `crd-${i}`, { ...kind.crd }));
+    this.namespace = new ApiObject(this, 'namespace', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: namespace, labels: LABELS },
+    });
+    this.rbac = new ControllerRbac(this, 'rbac', {
+      kinds: props.kinds,
+      name: INSTALL_NAME,
+      namespace,
+      namespaces: props.namespaces,
+      labels: LABELS,
+    });
+    this.controller = new ControllerDeployment(this, 'controller', {
+      name: INSTALL_NAME,
+      namespace,
+      serviceAccountName: this.rbac.serviceAccount.name,
+      labels: LABELS,
+      image: props.image,
+      replicas: props.replicas,
+      namespaces: props.namespaces,
+      controllerArgs: props.controllerArgs,
+    });
+    this.metrics = new MetricsAccess(this, 'metrics', {
+      controller: this.controller,
+      serviceMonitor: props.serviceMonitor,
+    });
+  }
+}

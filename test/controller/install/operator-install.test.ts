@@ -1,0 +1,120 @@
+/**
+ * The OperatorInstall construct: what it renders (snapshots), its defaults, how its parts fit together,
+ * and that installManifests is it, synthesized.
+ */
+import { Testing } from 'cdk8s';
+import { builtinKinds, type Manifest } from '../../../constructs';
+import { installManifests } from '../../../controller/install/install';
+import { OperatorInstall, type InstallProps } from '../../../controller/install/operator-install';
+import { version } from '../../../package.json';
+import { toYaml } from '../../constructs/manifests';
+import { greetingKind } from '../../fixtures/kinds/greeting';
+import { tenantNamespaceKind } from '../../fixtures/kinds/tenant-namespace';
+
+type Container = { image: string; args: string[] };
+type Deployment = Manifest & {
+  spec: {
+    replicas: number;
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: { serviceAccountName: string; containers: Container[] };
+    };
+  };
+};
+
+function synth(props: InstallProps): { install: OperatorInstall; manifests: Manifest[] } {
+  const chart = Testing.chart();
+  const install = new OperatorInstall(chart, 'install', props);
+  return { install, manifests: Testing.synth(chart) as Manifest[] };
+}
+const ids = (manifests: Manifest[]) =>
+  manifests.map(
+    (m) => `${m.kind}/${m.metadata.namespace ? `${m.metadata.namespace}/` : ''}${m.metadata.name}`,
+  );
+const deploymentOf = (manifests: Manifest[]) => manifests.find((m) => m.kind === 'Deployment') as Deployment;
+
+describe('OperatorInstall', () => {
+  describe('snapshots', () => {
+    it('renders the install of one kind with the defaults but the image (its tag is the package version)', () => {
+      expect(toYaml(synth({ kinds: [greetingKind], image: 'reconstruct:test' }).manifests)).toMatchSnapshot();
+    });
+
+    it('renders a namespaced install of a cluster-scoped and a namespaced kind, with every option', () => {
+      const { manifests } = synth({
+        kinds: [tenantNamespaceKind, greetingKind],
+        namespace: 'ops',
+        namespaces: ['a', 'b'],
+        image: 'registry.example.com/reconstruct:1.0.0',
+        replicas: 3,
+        controllerArgs: ['--kinds=dist/kinds.js'],
+        serviceMonitor: true,
+      });
+      expect(toYaml(manifests.filter((m) => m.kind !== 'CustomResourceDefinition'))).toMatchSnapshot();
+    });
+  });
+
+  describe('GIVEN only the kinds', () => {
+    const { install, manifests } = synth({ kinds: [greetingKind] });
+
+    it('THEN it installs into reconstruct-system', () => {
+      expect(install.namespace.name).toBe('reconstruct-system');
+      const namespaced = manifests.filter((m) => m.metadata.namespace !== undefined);
+      expect(new Set(namespaced.map((m) => m.metadata.namespace))).toEqual(new Set(['reconstruct-system']));
+    });
+
+    it('THEN two replicas run the image of this package’s version, watching every namespace', () => {
+      const deployment = deploymentOf(manifests);
+      expect(deployment.spec.replicas).toBe(2);
+      expect(deployment.spec.template.spec.containers[0].image).toBe(`reconstruct:${version}`);
+      expect(deployment.spec.template.spec.containers[0].args.some((a) => a.startsWith('--namespaces'))).toBe(
+        false,
+      );
+    });
+
+    it('THEN one ClusterRole grants what the kinds need, with no Role but the Lease’s, and no ServiceMonitor', () => {
+      expect(install.rbac.clusterRole).toBeDefined();
+      expect(install.rbac.roles).toEqual([]);
+      expect(install.metrics.serviceMonitor).toBeUndefined();
+      expect(ids(manifests)).toEqual([
+        'CustomResourceDefinition/greetings.greetings.example.com',
+        'Namespace/reconstruct-system',
+        'ServiceAccount/reconstruct-system/reconstruct-controller',
+        'ClusterRole/reconstruct-controller',
+        'ClusterRoleBinding/reconstruct-controller',
+        'Role/reconstruct-system/reconstruct-controller-leader-election',
+        'RoleBinding/reconstruct-system/reconstruct-controller-leader-election',
+        'Deployment/reconstruct-system/reconstruct-controller',
+        'Service/reconstruct-system/reconstruct-controller-metrics',
+        'NetworkPolicy/reconstruct-system/reconstruct-controller-metrics',
+      ]);
+    });
+  });
+
+  it('exposes its children: a CRD per kind, in order, and the parts', () => {
+    const { install } = synth({ kinds: builtinKinds, serviceMonitor: true });
+    expect(install.crds.map((crd) => crd.name)).toEqual(builtinKinds.map((k) => k.crd.metadata.name));
+    expect(install.controller.deployment.kind).toBe('Deployment');
+    expect(install.metrics.serviceMonitor?.kind).toBe('ServiceMonitor');
+  });
+
+  it('runs the controller as the ServiceAccount its RBAC binds, and its metrics Service selects its pods', () => {
+    const { install, manifests } = synth({ kinds: [greetingKind] });
+    const deployment = deploymentOf(manifests);
+    expect(deployment.spec.template.spec.serviceAccountName).toBe(install.rbac.serviceAccount.name);
+    const service = manifests.find((m) => m.kind === 'Service') as Manifest & {
+      spec: { selector: Record<string, string> };
+    };
+    expect(deployment.spec.template.metadata.labels).toMatchObject(service.spec.selector);
+  });
+
+  it('watches and grants the same namespaces, each once', () => {
+    const { install, manifests } = synth({ kinds: [greetingKind], namespaces: ['b', 'a', 'b'] });
+    expect(install.rbac.roles.map((r) => r.metadata.namespace)).toEqual(['b', 'a']);
+    expect(deploymentOf(manifests).spec.template.spec.containers[0].args).toContain('--namespaces=b,a');
+  });
+
+  it('is what installManifests renders, in a chart of its own', () => {
+    const props: InstallProps = { kinds: builtinKinds, namespaces: ['a'], serviceMonitor: true };
+    expect(synth(props).manifests).toEqual(installManifests({ ...props, version }));
+  });
+});
