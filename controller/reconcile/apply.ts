@@ -94,17 +94,7 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
     const blocker = waitingFor(intent, desired, view, metadata.namespace);
     return blocker && { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
   };
-  if (isWriteOnly(type)) {
-    const wait = waiting();
-    if (wait) return wait;
-    try {
-      const outcome = await deps.writeOnly.create(key, type, child, scope.created);
-      if (outcome === 'foreign') return { kind: 'conflict', label: foreign };
-      return { kind: outcome === 'created' ? 'created' : 'unchanged', label };
-    } catch (err) {
-      return failed(label, `create ${label}`, err);
-    }
-  }
+  if (isWriteOnly(type)) return waiting() ?? applyWriteOnly(deps, scope, intent, label, foreign);
   // The child caches hold only what carries our managed-by label. A name they lack but that exists is
   // someone else's object (or ours, not seen yet): one read settles it before a forced apply could take
   // it over. A name that exists nowhere needs no read, unless a creation would reset what another actor
@@ -114,19 +104,7 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
     (view.exists(type, ns, childName) || policy.ignoreFields.length > 0
       ? await writer.read<KubeObject>(type, ns, childName)
       : undefined);
-  if (live && !ownedBy(live, metadata.uid)) {
-    const marks = live.metadata.annotations ?? {};
-    // Adopted when a user handed it over, or taken back when this resource let it go (retained).
-    if (marks[ADOPT_ANNOTATION] !== 'true' && marks[RELEASED_FROM_ANNOTATION] !== metadata.uid) {
-      return { kind: 'conflict', label: foreign, blocker: childKey };
-    }
-    try {
-      await adopt(writer, type, child, live, log);
-    } catch (err) {
-      return { kind: 'failed', label, message: `adopt ${label}: ${String(err)}` };
-    }
-    return { kind: 'adopted', label: `${label} (adopted)` }; // Its watch event brings the apply.
-  }
+  if (live && !ownedBy(live, metadata.uid)) return adoptOrRefuse(writer, scope, intent, live, foreign);
   const wait = waiting();
   if (wait) return wait;
   if (live) deps.unseen.seen(key, childKey);
@@ -169,6 +147,51 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
   // resources logs one line each, not one per child).
   log.info('updated child', { child: `${child.kind}/${childName}`, why });
   return { kind: 'updated', label };
+}
+
+/** A write-only child: created unless its record says it exists (see WriteOnlyChildren). */
+async function applyWriteOnly(
+  deps: ApplyDeps,
+  scope: ApplyScope,
+  { type, child }: Intent,
+  label: string,
+  foreign: string,
+): Promise<ChildOutcome> {
+  try {
+    const outcome = await deps.writeOnly.create(scope.key, type, child, scope.created);
+    if (outcome === 'foreign') return { kind: 'conflict', label: foreign };
+    return { kind: outcome === 'created' ? 'created' : 'unchanged', label };
+  } catch (err) {
+    return failed(label, `create ${label}`, err);
+  }
+}
+
+/**
+ * A child whose name an object that is not the resource's holds: adopted when a user handed it over, or
+ * taken back when this resource let it go (retained); else a conflict (ErrResourceExists).
+ */
+async function adoptOrRefuse(
+  writer: Writer,
+  { resource, log }: ApplyScope,
+  { type, child }: Intent,
+  live: KubeObject,
+  foreign: string,
+): Promise<ChildOutcome> {
+  const label = `${child.kind} ${child.metadata.name}`;
+  const marks = live.metadata.annotations ?? {};
+  if (marks[ADOPT_ANNOTATION] !== 'true' && marks[RELEASED_FROM_ANNOTATION] !== resource.metadata.uid) {
+    return {
+      kind: 'conflict',
+      label: foreign,
+      blocker: objectKey(type, child.metadata.namespace, child.metadata.name),
+    };
+  }
+  try {
+    await adopt(writer, type, child, live, log);
+  } catch (err) {
+    return { kind: 'failed', label, message: `adopt ${label}: ${String(err)}` };
+  }
+  return { kind: 'adopted', label: `${label} (adopted)` }; // Its watch event brings the apply.
 }
 
 function failed(label: string, what: string, err: unknown): ChildOutcome {

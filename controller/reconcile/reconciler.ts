@@ -21,7 +21,7 @@ import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
-import { applyChildren, type ApplyDeps } from './apply';
+import { applyChildren, type ApplyDeps, type ApplyScope } from './apply';
 import { decide, decideInvalid, type Decision } from './decide';
 import { finalize } from './finalize';
 import { ResourceMemory } from './memory';
@@ -29,6 +29,7 @@ import { OrderedDeletion } from './ordered-deletion';
 import { prune } from './prune';
 import { kindReadiness, statusFields, writeStatus } from './status';
 import { summarize, type Summary } from './summary';
+import type { Intent } from './intent';
 import { createdChildrenOf, sameRecords } from './write-only';
 import type { BlockedResource } from './blocked';
 
@@ -38,6 +39,15 @@ export { ownedBy } from './intent';
 export interface ReconcileResult {
   requeueAfterMs?: number;
 }
+
+/** One reconcile's resource, its children and what it records, as the phases after synthesis see them. */
+interface Scope extends ApplyScope {
+  readonly definition: Kind;
+}
+
+/** No status was written yet: the resource is new. */
+const isFresh = (resource: CustomResource): boolean =>
+  (resource.status as { observedGeneration?: number } | undefined)?.observedGeneration === undefined;
 
 export class Reconciler {
   private readonly memory: ResourceMemory;
@@ -89,37 +99,53 @@ export class Reconciler {
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
-    const { syntheses, writeOnly } = this.memory;
-    const synthesis = () => syntheses.intents(definition, key, resource);
-    const finalized = await finalize(
-      this.memory.finalizer,
-      this.ordered,
-      definition,
-      resource,
-      synthesis,
-      log,
-    );
+    const synthesis = () => this.memory.syntheses.intents(definition, key, resource);
+    const { finalizer, terminating, writeOnly } = this.memory;
+    const finalized = await finalize(finalizer, this.ordered, definition, resource, synthesis, log);
     if (finalized) return finalized;
-    const pausedMs = this.memory.terminating.pausedMs(namespace);
+    const pausedMs = terminating.pausedMs(namespace);
     if (pausedMs !== undefined) return { requeueAfterMs: pausedMs };
-
-    let desired;
+    let desired: Intent[];
     try {
       desired = synthesis();
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
-      const child = err instanceof ChildError ? { child: err.child } : {};
-      log.warn('cannot synthesize', { ...child, field: err.field, error: err.detail });
-      const created = writeOnly.records(key, resource);
-      const records = created.length > 0 ? { createdChildren: created } : {};
-      return this.settle(key, definition, resource, decideInvalid(err), () => records);
+      return this.invalid(key, definition, resource, err, log);
     }
+    const scope: Scope = {
+      key,
+      definition,
+      resource,
+      desired,
+      created: writeOnly.records(key, resource),
+      log,
+    };
+    const applied = await this.applyPhase(scope);
+    if (!('created' in applied)) return applied;
+    const { summary, syncWaits } = await this.pruneAndSync(scope, applied);
+    return this.statusPhase(scope, summary, syncWaits);
+  }
+
+  /** The synthesize phase's end when the construct refuses the spec: said, and not retried. */
+  private invalid(key: string, definition: Kind, resource: CustomResource, err: SpecError, log: Logger) {
+    const child = err instanceof ChildError ? { child: err.child } : {};
+    log.warn('cannot synthesize', { ...child, field: err.field, error: err.detail });
+    const created = this.memory.writeOnly.records(key, resource);
+    const records = created.length > 0 ? { createdChildren: created } : {};
+    return this.settle(key, definition, resource, decideInvalid(err), () => records);
+  }
+
+  /**
+   * The apply phase: the ordered-deletion finalizer kept, every child applied, the outcomes summarized; a
+   * namespace being deleted pauses here. What blocks the resource and the write-only records it ends
+   * with are remembered.
+   */
+  private async applyPhase(scope: Scope): Promise<Summary | ReconcileResult> {
+    const { key, definition, resource, desired, created, log } = scope;
+    const { namespace, name, uid = '' } = resource.metadata;
     // Children that wait for each other are deleted in reverse order: a finalizer while they do.
     await this.ordered.keep(definition, resource, desired);
-
-    const created = writeOnly.records(key, resource);
-    const outcomes = await applyChildren(this.apply, { key, resource, desired, created, log });
-    let summary: Summary = summarize(outcomes);
+    const summary = summarize(await applyChildren(this.apply, scope));
     if (summary.terminating.length > 0 && namespace !== undefined) {
       const retryInMs = this.memory.terminating.refused(namespace);
       log.info('namespace is being deleted: no writes to its resources', {
@@ -128,44 +154,64 @@ export class Reconciler {
       });
       return { requeueAfterMs: retryInMs };
     }
-    this.memory.blockers.set(key, summary.blockers, { definition, namespace, name });
-    writeOnly.remember(key, resource.metadata.uid ?? '', created);
-    const fresh =
-      (resource.status as { observedGeneration?: number } | undefined)?.observedGeneration === undefined;
+    this.memory.blockers.set(key, summary.blockers, {
+      definition,
+      namespace: definition.namespaced ? namespace : undefined,
+      name,
+    });
+    this.memory.writeOnly.remember(key, uid, created);
     if (summary.created.length > 0) {
-      log.info('created children', { children: summary.created, ...(fresh ? { newResource: true } : {}) });
+      const fresh = isFresh(resource) ? { newResource: true } : {};
+      log.info('created children', { children: summary.created, ...fresh });
     }
+    return summary;
+  }
 
-    // Nothing goes while something failed to apply: what replaces it may not be there.
-    let syncWaits: SyncWait[] = [];
-    if (summary.failures.length === 0) {
-      const wanted = new Set(
-        desired.map((d) => objectKey(d.type, d.child.metadata.namespace, d.child.metadata.name)),
-      );
-      const { view, writer } = this;
-      summary = {
-        ...summary,
-        ...(await prune({ view, writer, writeOnly }, definition, resource, wanted, created, log)),
-      };
-      // Without what was pruned (remembered before, in case pruning fails, with what was just created).
-      writeOnly.remember(key, resource.metadata.uid ?? '', created);
-      syncWaits = await this.memory.finalizer.sync(definition, resource, log);
+  /**
+   * The prune and sync phase, only when every child applied (what replaces a pruned child may not be
+   * there otherwise): what is no longer wanted goes, then the kind's sync.
+   */
+  private async pruneAndSync(
+    scope: Scope,
+    summary: Summary,
+  ): Promise<{ summary: Summary; syncWaits: SyncWait[] }> {
+    const { key, definition, resource, desired, created, log } = scope;
+    if (summary.failures.length > 0) {
+      if (summary.undiscoveredOnly) {
+        log.info('waiting for the API server to map the kind', { error: summary.failures.join('; ') });
+      }
+      return { summary, syncWaits: [] };
     }
-    if (summary.undiscoveredOnly) {
-      log.info('waiting for the API server to map the kind', { error: summary.failures.join('; ') });
-    }
+    const wanted = new Set(
+      desired.map((d) => objectKey(d.type, d.child.metadata.namespace, d.child.metadata.name)),
+    );
+    const { view, writer } = this;
+    const { writeOnly } = this.memory;
+    const pruned = await prune({ view, writer, writeOnly }, definition, resource, wanted, created, log);
+    // Without what was pruned (remembered before, in case pruning fails, with what was just created).
+    writeOnly.remember(key, resource.metadata.uid ?? '', created);
+    const syncWaits = await this.memory.finalizer.sync(definition, resource, log);
+    return { summary: { ...summary, ...pruned }, syncWaits };
+  }
 
+  /** The status phase: the decision made from the summary and the kind's rules, and carried out. */
+  private statusPhase(
+    scope: Scope,
+    summary: Summary,
+    syncWaits: readonly SyncWait[],
+  ): Promise<ReconcileResult> {
+    const { key, definition, resource, desired, created } = scope;
+    const waiting = summary.waiting.join('; ');
     const context = {
       resource,
       children: desired.map((d) => d.child),
       view: this.view,
-      ...(summary.waiting.length > 0
-        ? { waiting: { ready: false, reason: 'Waiting', message: summary.waiting.join('; ') } }
-        : {}),
+      ...(waiting ? { waiting: { ready: false, reason: 'Waiting', message: waiting } } : {}),
     };
+    const namespace = resource.metadata.namespace;
     const decision = decide(summary, {
       kind: definition.kind,
-      fresh,
+      fresh: isFresh(resource),
       recordsKept: sameRecords(created, createdChildrenOf(resource)),
       readiness: () => kindReadiness(definition, context, syncWaits, desired, namespace),
     });
