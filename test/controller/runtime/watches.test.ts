@@ -1,0 +1,62 @@
+/**
+ * The watch table: what each kind watches, read as data. A kind with a write-only child and an extra watch
+ * shows every kind of row.
+ */
+import { LABEL_MANAGED_BY, LABEL_PART_OF, MANAGER, type Kind } from '../../../constructs/kit';
+import { mysqlClusterKind } from '../../../constructs/mysql-cluster';
+import { nodePoolKind } from '../../../constructs/node-pool';
+import { anyUpdate, metadataOrSpecChanged } from '../../../controller/runtime/predicates';
+import { nameOnly, watchTable, type Watch } from '../../../controller/runtime/watches';
+
+const row = (w: Watch) => `${w.kind.kind} ${w.cache} ${w.type.kind} -> ${w.enqueue.to}`;
+
+describe('watchTable', () => {
+  const table = watchTable([mysqlClusterKind as Kind, nodePoolKind as Kind]);
+
+  it('lists the resources first, then children and their existence caches, then the extra watches', () => {
+    expect(table.map(row)).toEqual([
+      'Cluster objects Cluster -> resource',
+      'NodePool objects NodePool -> resource',
+      // The write-only Secret of the MySQL Cluster is never read: no row.
+      'Cluster objects Service -> owner',
+      'Cluster existence Service -> blocked',
+      'Cluster objects StatefulSet -> owner',
+      'Cluster existence StatefulSet -> blocked',
+      'NodePool objects RuntimeClass -> owner',
+      'NodePool existence RuntimeClass -> blocked',
+      'NodePool objects Node -> named',
+    ]);
+  });
+
+  it('reconciles a resource on its own metadata or spec, not on the status the controller writes', () => {
+    const own = table.find((w) => w.type === mysqlClusterKind)!;
+    expect(own).toMatchObject({ onAdd: true, worthIt: metadataOrSpecChanged });
+    expect(own.labelSelector).toBeUndefined();
+  });
+
+  it('caches only the children we manage, indexed by ApplySet, and names only of the objects that are not ours', () => {
+    const [children, existence] = table.filter(
+      (w) => w.kind === mysqlClusterKind && w.type.kind === 'Service',
+    );
+    expect(children).toMatchObject({
+      labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}`,
+      indexLabels: [LABEL_PART_OF],
+      worthIt: anyUpdate,
+      onAdd: true,
+    });
+    expect(existence).toMatchObject({
+      labelSelector: `${LABEL_MANAGED_BY}!=${MANAGER}`,
+      metadataOnly: true,
+      transform: nameOnly,
+      // A new object in nobody's way is no news; its going, or a mark for adoption, is.
+      onAdd: false,
+    });
+  });
+
+  it("takes a kind's extra watch as the kind wrote it, enqueueing the resources it names", () => {
+    const nodes = table.find((w) => w.enqueue.to === 'named')!;
+    const watch = nodePoolKind.watches[0];
+    expect(nodes).toMatchObject({ kind: nodePoolKind, type: watch.type, worthIt: anyUpdate });
+    expect(nodes.enqueue).toEqual({ to: 'named', owners: watch.owners });
+  });
+});
