@@ -9,13 +9,8 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { STDIO, parseCommand } from './kinds';
 import { kindFiles } from './scaffold/kind';
 import { ScaffoldError, kindNames, packageName, type KindNames } from './scaffold/names';
-import {
-  EXECUTABLE,
-  KINDS_MODULE,
-  SHARED_KIND_FILES,
-  projectFiles,
-  type ProjectSettings,
-} from './scaffold/project';
+import { KINDS_MODULE } from './scaffold/layout';
+import { EXECUTABLE, SHARED_KIND_FILES, projectFiles, type ProjectSettings } from './scaffold/project';
 
 const DEFAULTS = { kind: 'WebApp', group: 'example.com', version: 'v1alpha1' } as const;
 

@@ -16,7 +16,7 @@ import { sleep } from '../../controller/abortable';
 import { withAppliedHash } from '../../controller/reconcile/converge';
 import type { ApiKind, KubeObject } from '../../constructs/kit';
 import type { KubeClient } from '../../controller/kube/client';
-import { ApiError } from '../../controller/kube/errors';
+import { isMethodNotSupported, isNotFound, isTransient } from '../../controller/kube/errors';
 import { resourcePath } from '../../controller/kube/paths';
 import { applyRequest } from '../../controller/kube/writer';
 import { log, pool, until } from './support';
@@ -55,9 +55,7 @@ async function retrying<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      const status = err instanceof ApiError ? err.status : -1;
-      const transient = status === 0 || status === 429 || status >= 500;
-      if (!transient || attempt >= 5) throw new Error(`${what}: ${String(err)}`, { cause: err });
+      if (!isTransient(err) || attempt >= 5) throw new Error(`${what}: ${String(err)}`, { cause: err });
       await sleep(200 * attempt);
     }
   }
@@ -252,7 +250,7 @@ export class Cluster {
         timeoutMs: 120_000,
       });
     } catch (err) {
-      if (!(err instanceof ApiError && (err.status === 404 || err.status === 405))) throw err;
+      if (!(isNotFound(err) || isMethodNotSupported(err))) throw err;
     }
   }
 
@@ -276,7 +274,7 @@ export class Cluster {
           body: { metadata: { finalizers: null } },
         })
         .catch((err) => {
-          if (!(err instanceof ApiError && err.status === 404)) throw err;
+          if (!isNotFound(err)) throw err;
         });
     });
   }
@@ -307,7 +305,7 @@ export class Cluster {
         this.client
           .request({ method: 'GET', path })
           .then(() => false)
-          .catch((err) => err instanceof ApiError && err.status === 404),
+          .catch(isNotFound),
       timeoutMs,
       everyMs,
     );

@@ -24,7 +24,7 @@ import { kindKey } from '../../constructs/kit/api-kind';
 import { KubeWriter, type Writer } from '../../controller/kube/writer';
 import type { EventSink } from '../../controller/kube/events';
 import type { KubeClient } from '../../controller/kube/client';
-import { ApiError } from '../../controller/kube/errors';
+import { isForbidden } from '../../controller/kube/errors';
 import type { KubeRequest } from '../../controller/kube/http';
 import { resourcePath } from '../../controller/kube/paths';
 import { createLogger } from '../../controller/log';
@@ -269,7 +269,7 @@ export async function planChanges(
     if (shown.has(key)) continue; // the first write of an object is the change (a second manager's follows it)
     shown.add(key);
     const current = await readObject(w.type, w.namespace, w.name).catch((err: unknown) => {
-      if (err instanceof ApiError && err.status === 403) return undefined; // a write-only kind
+      if (isForbidden(err)) return undefined; // a write-only kind
       throw err;
     });
     const kind = w.after?.kind ?? current?.kind ?? w.type.kind;

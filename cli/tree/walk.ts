@@ -17,7 +17,7 @@ import {
   SpecError,
 } from '../../constructs/kit';
 import type { KubeClient } from '../../controller/kube/client';
-import { ApiError } from '../../controller/kube/errors';
+import { isForbidden, isNotFound } from '../../controller/kube/errors';
 import { resourcePath } from '../../controller/kube/paths';
 
 interface TreeChild {
@@ -48,7 +48,7 @@ async function get(client: KubeClient, path: string): Promise<KubeObject | undef
   try {
     return await client.request<KubeObject>({ method: 'GET', path });
   } catch (err) {
-    if (err instanceof ApiError && (err.status === 404 || err.status === 403)) return undefined;
+    if (isNotFound(err) || isForbidden(err)) return undefined;
     throw err;
   }
 }
@@ -135,7 +135,7 @@ export async function treeOf(client: KubeClient, definition: Kind, resource: Cus
         query: { labelSelector: selector },
       })
       .catch((err: unknown) => {
-        if (err instanceof ApiError && err.status === 403) return { items: [] };
+        if (isForbidden(err)) return { items: [] };
         throw err;
       });
     for (const obj of list.items) {

@@ -76,16 +76,43 @@ const REASONS: Record<number, string> = {
 };
 
 const statusOf = (err: unknown): number | undefined => (err instanceof ApiError ? err.status : undefined);
+const reasonOf = (err: unknown): string | undefined => (err instanceof ApiError ? err.reason : undefined);
+
+// The predicates the callers decide by, named as client-go's apierrors (IsNotFound, IsConflict, ...). Each is
+// false for anything that is not an ApiError.
+
+/** 400: a request the server cannot read (a malformed body, a field it cannot parse). */
+export const isBadRequest = (err: unknown): boolean => statusOf(err) === 400;
+/** 401: no credentials, or ones the server no longer takes (an expired token or exec credential). */
+export const isUnauthorized = (err: unknown): boolean => statusOf(err) === 401;
+/** 403: RBAC or an admission plugin refuses the request (see also isNamespaceTerminating). */
+export const isForbidden = (err: unknown): boolean => statusOf(err) === 403;
+/** 404: no such object (or no such namespace, or a kind the server does not serve). */
 export const isNotFound = (err: unknown): boolean => statusOf(err) === 404;
+/** 405: the resource does not serve the verb (a deletecollection on a kind that has none). */
+export const isMethodNotSupported = (err: unknown): boolean => statusOf(err) === 405;
+/** 409 that is not AlreadyExists: a stale resourceVersion or precondition, a field another manager owns. */
 export const isConflict = (err: unknown): boolean =>
   statusOf(err) === 409 && reasonOf(err) !== 'AlreadyExists';
+/** 409 AlreadyExists: a create of a name that is taken. */
 export const isAlreadyExists = (err: unknown): boolean => reasonOf(err) === 'AlreadyExists';
 /** 410: the resourceVersion is too old (a watch or list must start over). */
 export const isGone = (err: unknown): boolean => statusOf(err) === 410;
-const reasonOf = (err: unknown): string | undefined => (err instanceof ApiError ? err.reason : undefined);
+/** 422: the object fails validation (the schema, a CEL rule, an immutable field: see immutableFields). */
+export const isInvalid = (err: unknown): boolean => statusOf(err) === 422;
+/** 429: the server asks to come back later (retryAfterSeconds says when, if it does). */
+export const isTooManyRequests = (err: unknown): boolean => statusOf(err) === 429;
+/** 500: the server failed the request (an apply it cannot convert to the object's type is one). */
+export const isInternalError = (err: unknown): boolean => statusOf(err) === 500;
+/** No answer (status 0: a network fault, a timeout), a 429 or a 5xx: the same request may pass later. */
+export const isTransient = (err: unknown): boolean => {
+  const status = statusOf(err);
+  return status !== undefined && (status === 0 || status === 429 || status >= 500);
+};
+
 /** 403 for a write into a namespace that is being deleted (the Status names the cause NamespaceTerminating). */
 export const isNamespaceTerminating = (err: unknown): boolean => {
-  if (!(err instanceof ApiError) || err.status !== 403 || !isObject(err.body)) return false;
+  if (!(err instanceof ApiError) || !isForbidden(err) || !isObject(err.body)) return false;
   const details = err.body.details;
   const causes = isObject(details) ? details.causes : undefined;
   return Array.isArray(causes) && causes.some((c) => isObject(c) && c.reason === 'NamespaceTerminating');
@@ -96,7 +123,7 @@ export const isNamespaceTerminating = (err: unknown): boolean => {
  * know yet: a CRD installed less than about 30 s ago (its REST mapper is reset every 30 s). Not RBAC.
  */
 export const isOwnerKindUndiscovered = (err: unknown): boolean =>
-  err instanceof ApiError && err.status === 403 && err.message.includes('cannot find RESTMapping');
+  err instanceof ApiError && isForbidden(err) && err.message.includes('cannot find RESTMapping');
 
 /**
  * The fields a 422 names as immutable (`spec.template` of a Job, a workload's `spec.selector`, a Service's
@@ -104,7 +131,7 @@ export const isOwnerKindUndiscovered = (err: unknown): boolean =>
  * only a new object. Empty when the refusal is something else.
  */
 export const immutableFields = (err: unknown): string[] => {
-  if (!(err instanceof ApiError) || err.status !== 422 || !isObject(err.body)) return [];
+  if (!(err instanceof ApiError) || !isInvalid(err) || !isObject(err.body)) return [];
   const details = err.body.details;
   const causes = isObject(details) && Array.isArray(details.causes) ? details.causes : [];
   return causes

@@ -33,7 +33,7 @@ import {
 } from '../../constructs/kit';
 import { kubernetesSchema } from '../../constructs/kit/validate/kubernetes';
 import { loadClient, type KubeClient } from '../../controller/kube/client';
-import { ApiError } from '../../controller/kube/errors';
+import { ApiError, isBadRequest, isInternalError, isInvalid } from '../../controller/kube/errors';
 import { resourcePath } from '../../controller/kube/paths';
 import { applyRequest } from '../../controller/kube/writer';
 import { formatProblem } from '../../synth/problem';
@@ -116,13 +116,13 @@ async function dryRun(child: Manifest): Promise<string | undefined> {
     await client.request({ ...request, query: { ...request.query, dryRun: 'All' } });
     return undefined;
   } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
     // An apply the object's type refuses (a wrong type, an unknown field, a quantity that does not parse)
     // is a 500 with one of these messages.
     const typed =
-      err instanceof ApiError &&
-      err.status === 500 &&
+      isInternalError(err) &&
       /failed to create typed patch object|failed to convert new object/.test(err.message);
-    if (err instanceof ApiError && (err.status === 422 || err.status === 400 || typed)) return err.message;
+    if (isInvalid(err) || isBadRequest(err) || typed) return err.message;
     throw err;
   }
 }

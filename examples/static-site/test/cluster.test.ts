@@ -9,175 +9,45 @@
  * only, and a StaticSite goes through its life: created, Ready, a page changed (the pods roll),
  * deleted (its children garbage-collected).
  *
- * This file refuses to run against any other cluster unless RECONSTRUCT_EXAMPLE_CLUSTER=1 says so.
+ * This file refuses to run against any other cluster unless RECONSTRUCT_EXAMPLE_CLUSTER=1 says so
+ * (./cluster-support, its helpers).
  */
-import { ChildProcess, spawn, spawnSync } from 'child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { join, resolve } from 'path';
+import { join } from 'path';
 import { Yaml } from 'cdk8s';
 import { CONTENT_HASH_ANNOTATION, contentHash } from '../src';
+import {
+  BOUND_MS,
+  PROJECT,
+  SA,
+  SYSTEM,
+  checkCluster,
+  getJson,
+  kubectl,
+  run,
+  serviceAccountKubeconfig,
+  startController,
+  waitFor,
+  type Controller,
+} from './cluster-support';
 
 jest.setTimeout(240_000);
 
-const PROJECT = resolve(__dirname, '..');
-const SYSTEM = 'reconstruct-system';
-const SA = 'reconstruct-controller';
 const SITE = 'hello';
-/** How long the controller gets for each step. */
-const BOUND_MS = 60_000;
-
-function checkCluster(): void {
-  const kubeconfig = process.env.KUBECONFIG ? resolve(process.env.KUBECONFIG) : '';
-  const ours = kubeconfig === join(PROJECT, '.cluster', 'kubeconfig');
-  if (!ours && process.env.RECONSTRUCT_EXAMPLE_CLUSTER !== '1') {
-    throw new Error(
-      'These tests create and delete objects in a cluster: run them in the local control plane with\n' +
-        '  npx reconstruct cluster run -- npm run test:cluster\n' +
-        'or set RECONSTRUCT_EXAMPLE_CLUSTER=1 to use the cluster of KUBECONFIG ' +
-        `(${process.env.KUBECONFIG ?? '~/.kube/config'}).`,
-    );
-  }
-}
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs a command in the project folder, never before checkCluster() passes: a failed beforeAll does not
- * keep jest from running the nested ones.
- */
-function run(command: string, args: string[], input?: string): Run {
-  checkCluster();
-  const result = spawnSync(command, args, { cwd: PROJECT, encoding: 'utf8', input });
-  if (result.error) throw result.error;
-  return result;
-}
-
-function kubectl(args: string[], input?: string): string {
-  const result = run('kubectl', args, input);
-  if (result.status !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`);
-  return result.stdout;
-}
-
-function getJson(args: string[]): any {
-  const result = run('kubectl', ['get', ...args, '-o', 'json']);
-  if (result.status !== 0) {
-    if (/NotFound|not found/.test(result.stderr)) return undefined;
-    throw new Error(`kubectl get ${args.join(' ')} failed: ${result.stderr}`);
-  }
-  return JSON.parse(result.stdout);
-}
-
-/** Polls `check` until it returns something truthy, for at most `timeoutMs`; a timeout shows `state()`. */
-async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | false,
-  state: () => unknown,
-  timeoutMs = BOUND_MS,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs / 1000}s waiting for ${what}; state:\n${JSON.stringify(state(), null, 2)}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 let namespace: string;
 let work: string;
-let controller: ChildProcess | undefined;
-const logs: string[] = [];
+let controller: Controller | undefined;
 
 /** The controller's last log lines, for failure messages. */
-const recentLogs = () => logs.slice(-30);
+const recentLogs = () => controller?.logs().slice(-30) ?? [];
 
-/** A kubeconfig for the cluster of KUBECONFIG that authenticates as the install's ServiceAccount. */
-function serviceAccountKubeconfig(): string {
-  const token = kubectl(['create', 'token', SA, '-n', SYSTEM, '--duration', '1h']).trim();
-  const current = JSON.parse(kubectl(['config', 'view', '--raw', '--minify', '-o', 'json'])) as {
-    clusters: { cluster: object }[];
-  };
-  const file = join(work, 'controller-kubeconfig.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: current.clusters[0].cluster }],
-      users: [{ name: 'sa', user: { token } }],
-      contexts: [{ name: 'sa', context: { cluster: 'c', user: 'sa', namespace } }],
-      'current-context': 'sa',
-    }),
-    { mode: 0o600 },
-  );
-  return file;
-}
-
-/** Starts `reconstruct controller` for this project's kinds; resolves once its caches have synced. */
-async function startController(kubeconfig: string): Promise<ChildProcess> {
-  const args = [
-    'controller',
-    '--kinds',
-    'src/index.ts',
-    '--no-builtin-kinds',
-    '--health-addr',
-    '127.0.0.1:0', // any free port: nothing here polls it
-    '--metrics-addr',
-    '0',
-    '--log-format',
-    'json',
-    '--kubeconfig',
-    kubeconfig,
-  ];
-  // The bin itself rather than npx: one process, which SIGTERM reaches.
-  const proc = spawn(join(PROJECT, 'node_modules', '.bin', 'reconstruct'), args, {
-    cwd: PROJECT,
-    stdio: ['ignore', 'inherit', 'pipe'],
-  });
-  let buffered = '';
-  proc.stderr?.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    logs.push(...lines);
-    if (process.env.RECONSTRUCT_TEST_LOGS) lines.forEach((l) => process.stderr.write(`${l}\n`));
-  });
-  await waitFor(
-    'the controller to sync its caches',
-    () => {
-      if (proc.exitCode !== null || proc.signalCode !== null) {
-        throw new Error(`the controller exited (${proc.exitCode ?? proc.signalCode}):\n${logs.join('\n')}`);
-      }
-      return logs.some((l) => l.includes('caches synced'));
-    },
-    recentLogs,
-  );
-  return proc;
-}
-
-/** SIGTERM, then SIGKILL if it has not exited within 15 s. */
 async function stopController(): Promise<void> {
-  const proc = controller;
+  const running = controller;
   controller = undefined;
-  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
+  await running?.stop();
 }
-
-// Whatever happens to the tests, the controller does not outlive them.
-process.once('exit', () => controller?.kill('SIGKILL'));
 
 beforeAll(() => {
   checkCluster();
@@ -310,7 +180,7 @@ describe('reconstruct controller --kinds src/index.ts, as the ServiceAccount', (
   let uid: string;
 
   beforeAll(async () => {
-    controller = await startController(serviceAccountKubeconfig());
+    controller = await startController(serviceAccountKubeconfig(work, namespace));
     kubectl(['apply', '-n', namespace, '-f', join(PROJECT, 'samples/site.yaml')]);
     uid = site().metadata.uid;
   });
