@@ -13,7 +13,7 @@
 import type { CustomResource } from '../../constructs/kit';
 import { sleep } from '../abortable';
 import type { Writer } from './writer';
-import { ApiError, isNamespaceTerminating, isNotFound } from './errors';
+import { isNamespaceTerminating, isNotFound, isTransient, isAlreadyExists } from './errors';
 import { EVENT } from '../../constructs/kit/api-kind';
 import type { Logger } from '../log';
 
@@ -63,6 +63,9 @@ interface Pending {
 /** Tries of one event, as client-go's maxTriesPerEvent. */
 const MAX_TRIES = 12;
 
+/** What the recorder writes Events through: creates, and merge patches of a repeat's count. */
+export type EventWriter = Pick<Writer, 'create' | 'mergePatch'>;
+
 /** Where the reconcile's events go: the EventRecorder, a dry run's nothing, the in-memory cluster's list. */
 export interface EventSink {
   emit(
@@ -75,7 +78,7 @@ export interface EventSink {
 
 /** No answer (status 0: a network fault, a timeout), or the server asks to come back later. */
 function worthRetrying(err: unknown): boolean {
-  return err instanceof ApiError && (err.status === 0 || err.status === 429 || err.status >= 500);
+  return isTransient(err);
 }
 
 export class EventRecorder implements EventSink {
@@ -97,7 +100,7 @@ export class EventRecorder implements EventSink {
   private readonly retryMs: number;
 
   constructor(
-    private readonly writer: Writer,
+    private readonly writer: EventWriter,
     private readonly log: Logger,
     options: EventRecorderOptions = {},
   ) {
@@ -269,7 +272,7 @@ export class EventRecorder implements EventSink {
     try {
       await this.writer.create(EVENT, sent.namespace, event);
     } catch (err) {
-      if (!(err instanceof ApiError && err.status === 409)) throw err;
+      if (!isAlreadyExists(err)) throw err;
     }
     sent.name = event.metadata.name;
   }

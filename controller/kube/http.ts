@@ -9,7 +9,7 @@ import { sleep } from '../abortable';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as tls from 'node:tls';
-import { ApiError } from './errors';
+import { ApiError, isUnauthorized, isTooManyRequests } from './errors';
 import type { Transport } from './transport';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -90,12 +90,12 @@ export class HttpClient {
       } catch (err) {
         refresh = false;
         if (!(err instanceof ApiError) || req.signal?.aborted) throw err;
-        if (err.status === 401 && !refreshed) {
+        if (isUnauthorized(err) && !refreshed) {
           // Rotated token or expired exec credential: ask the kubeconfig again, once.
           refreshed = refresh = true;
           continue;
         }
-        if (err.status === 429 && attempt < MAX_429_RETRIES) {
+        if (isTooManyRequests(err) && attempt < MAX_429_RETRIES) {
           // Priority and fairness asks us to come back later; client-go does the same.
           await sleep(Math.min(err.retryAfterSeconds ?? 1, 10) * 1000, req.signal);
           continue;

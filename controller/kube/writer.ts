@@ -2,7 +2,7 @@
 import type { ApiKind, CustomResource, Manifest } from '../../constructs/kit';
 import type { KubeClient } from './client';
 import type { KubeRequest } from './http';
-import { ApiError } from './errors';
+import { isNotFound } from './errors';
 import { resourcePath } from './paths';
 
 const APPLY = 'application/apply-patch+yaml';
@@ -69,7 +69,7 @@ export class KubeWriter implements Writer {
     try {
       return await this.client.request<T>({ method: 'GET', path: resourcePath(type, namespace, name) });
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return undefined;
+      if (isNotFound(err)) return undefined;
       throw err;
     }
   }

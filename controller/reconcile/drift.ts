@@ -14,7 +14,7 @@
 import type { ApiKind, Manifest } from '../../constructs/kit';
 import type { Writer } from '../kube/writer';
 import { firstDifference, hashObject } from './converge';
-import { ApiError, immutableFields } from '../kube/errors';
+import { immutableFields, isInvalid, isConflict } from '../kube/errors';
 import type { Logger } from '../log';
 
 type Json = unknown;
@@ -127,7 +127,7 @@ export class DriftRepair {
     } catch (err) {
       // Invalid after the merge (a duplicate port name, say): the live object has entries in the way. A
       // change to an immutable field is no drift: no patch makes it either (see replace.ts).
-      if (!(err instanceof ApiError && err.status === 422) || immutableFields(err).length > 0) throw err;
+      if (!isInvalid(err) || immutableFields(err).length > 0) throw err;
       const repaired = await this.repair(type, key, body, log);
       if (!repaired) throw err;
       return { written: await this.writer.apply(type, body), repaired };
@@ -167,7 +167,7 @@ export class DriftRepair {
           patch,
         )) as Manifest;
       } catch (err) {
-        const moved = err instanceof ApiError && (err.status === 409 || err.status === 422);
+        const moved = isConflict(err) || isInvalid(err);
         if (moved && attempt < REPAIR_ATTEMPTS) continue;
         throw new Error(`repair drift of ${child} in ${fields.join(', ')}: ${String(err)}`, { cause: err });
       }

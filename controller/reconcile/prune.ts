@@ -15,7 +15,7 @@ import {
 } from '../../constructs/kit';
 import type { Writer } from '../kube/writer';
 import { ownedBy } from './intent';
-import { ApiError } from '../kube/errors';
+import { isNotFound, isConflict } from '../kube/errors';
 import type { Logger } from '../log';
 import { objectKey } from '../kube/object-key';
 import type { CreatedChild, WriteOnlyChildren } from './write-only';
@@ -72,7 +72,7 @@ export async function prune(
       try {
         await writer.delete(type, obj.metadata.namespace, obj.metadata.name, obj.metadata.uid ?? '');
       } catch (err) {
-        if (err instanceof ApiError && (err.status === 404 || err.status === 409)) continue; // already gone or replaced
+        if (isNotFound(err) || isConflict(err)) continue; // already gone or replaced
         throw err;
       }
       log.info('pruned child', { child: `${type.kind}/${obj.metadata.name}` });

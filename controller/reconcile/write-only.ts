@@ -14,7 +14,7 @@ import {
 } from '../../constructs/kit';
 import { withGeneratedValues } from '../../constructs/kit/child-policy';
 import type { Writer } from '../kube/writer';
-import { ApiError } from '../kube/errors';
+import { isAlreadyExists, isNotFound, isConflict } from '../kube/errors';
 import { objectKey } from '../kube/object-key';
 
 /** A child of a write-only kind the controller created, as `status.createdChildren` records it. */
@@ -124,7 +124,7 @@ export class WriteOnlyChildren {
       const made = (await this.writer.create(type, ns, withGeneratedValues(child))) as Manifest;
       uid = made.metadata?.uid ?? '';
     } catch (err) {
-      if (!(err instanceof ApiError && err.status === 409)) throw err;
+      if (!isAlreadyExists(err)) throw err;
       if (!record) return 'foreign';
       checked.set(checkedKey(record.uid), now);
       return 'kept';
@@ -165,7 +165,7 @@ export class WriteOnlyChildren {
         pruned.push(`${record.kind} ${record.name}`);
       } catch (err) {
         // Gone already, or replaced by an object that is not ours: either way no longer ours to track.
-        if (!(err instanceof ApiError && (err.status === 404 || err.status === 409))) throw err;
+        if (!(isNotFound(err) || isConflict(err))) throw err;
       }
       created.splice(created.indexOf(record), 1);
     }

@@ -5,7 +5,7 @@
  */
 import type { Kind } from '../../constructs/kit';
 import type { Informer } from './informer';
-import { ApiError } from '../kube/errors';
+import { ApiError, isNotFound, isForbidden } from '../kube/errors';
 import type { Logger } from '../log';
 import type { Metrics } from './metrics';
 
@@ -29,13 +29,13 @@ function refusal(
   if (!(err instanceof ApiError)) return undefined;
   const where = informer.namespace ? ` in namespace ${informer.namespace}` : '';
   const { apiVersion } = informer.type;
-  if (err.status === 404) {
+  if (isNotFound(err)) {
     return (
       `the API server does not serve ${informer.resourceName} (${apiVersion})${where}: install its ` +
       `CustomResourceDefinition (reconstruct install, or kubectl apply -f the CRD)`
     );
   }
-  if (err.status === 403) {
+  if (isForbidden(err)) {
     return (
       `forbidden to list and watch ${informer.resourceName}${where}: grant get, list and watch on it ` +
       `to the controller's service account (reconstruct install renders the rules)`

@@ -8,7 +8,7 @@
  * both win.
  */
 import type { KubeClient } from '../kube/client';
-import { ApiError, isConflict, isNotFound } from '../kube/errors';
+import { isConflict, isNotFound, isAlreadyExists } from '../kube/errors';
 import { LEASE } from '../../constructs/kit/api-kind';
 import { resourcePath } from '../kube/paths';
 import { nullLogger, type Logger } from '../log';
@@ -250,7 +250,7 @@ export class LeaderElector {
         this.observe(created);
         return true;
       } catch (err) {
-        if (err instanceof ApiError && err.status === 409) return false; // another candidate created it first
+        if (isAlreadyExists(err)) return false; // another candidate created it first
         throw err;
       }
     }

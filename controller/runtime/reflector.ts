@@ -13,7 +13,7 @@
 import type { ApiKind, KubeObject } from '../../constructs/kit';
 import { sleep } from '../abortable';
 import type { KubeClient } from '../kube/client';
-import { ApiError, isGone } from '../kube/errors';
+import { ApiError, isGone, isForbidden, isNotFound } from '../kube/errors';
 import { resourcePath } from '../kube/paths';
 import type { WatchEvent } from '../kube/watch';
 import type { Logger } from '../log';
@@ -187,7 +187,7 @@ export class Reflector<T extends KubeObject> {
         }
         // A watch refused outright (its CRD deleted, its permission revoked) lists again once allowed: the
         // list is what says it is back.
-        if (err instanceof ApiError && (err.status === 403 || err.status === 404)) needList = true;
+        if (isForbidden(err) || isNotFound(err)) needList = true;
         failures++;
         const delayMs = jittered(backoff, failures);
         this.events.watchRestarts('error');
@@ -361,11 +361,16 @@ export class Reflector<T extends KubeObject> {
         return undefined;
       case 'ERROR': {
         const status = event.object as { code?: number; message?: string; reason?: string } | undefined;
-        if (status?.code === 410) return 'expired';
-        throw new ApiError(status?.code ?? 0, `watch ${this.resource}: ${status?.message ?? 'error event'}`, {
-          reason: status?.reason,
-          body: status,
-        });
+        const err = new ApiError(
+          status?.code ?? 0,
+          `watch ${this.resource}: ${status?.message ?? 'error event'}`,
+          {
+            reason: status?.reason,
+            body: status,
+          },
+        );
+        if (isGone(err)) return 'expired';
+        throw err;
       }
       default:
         this.log.warn('unknown watch event type', { type: (event as { type: unknown }).type });

@@ -1,7 +1,9 @@
-import type { Writer } from '../../../controller/kube/writer';
-import { EventRecorder } from '../../../controller/kube/events';
+import { EventRecorder, type EventWriter } from '../../../controller/kube/events';
 import { ApiError } from '../../../controller/kube/errors';
 import { recordingLogger } from '../../support/logger';
+
+/** For a writer whose test expects creates only: a patch fails the recorder's write, loudly. */
+const unexpectedPatch = () => Promise.reject(new Error('a patch where only creates were expected'));
 
 /** A Writer whose creates wait until the test releases them, so what is in flight can be observed. */
 function pausedWriter() {
@@ -9,7 +11,8 @@ function pausedWriter() {
   const waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  const writer = {
+  const writer: EventWriter = {
+    mergePatch: unexpectedPatch,
     create: (_type: unknown, namespace: string | undefined, body: unknown) => {
       calls.push({ namespace, body: body as (typeof calls)[number]['body'] });
       inFlight++;
@@ -18,7 +21,7 @@ function pausedWriter() {
         () => inFlight--,
       );
     },
-  } as unknown as Writer;
+  };
   const settle = async (how: 'resolve' | 'reject' = 'resolve') => {
     const next = waiting.shift();
     if (!next) throw new Error('no create is waiting');
@@ -73,13 +76,14 @@ describe('EventRecorder', () => {
   it('tries an event again after a network fault, with backoff, before the events behind it', async () => {
     const sent: string[] = [];
     let failures = 2;
-    const writer = {
+    const writer: EventWriter = {
+      mergePatch: unexpectedPatch,
       create: (_t: unknown, _ns: unknown, body: { involvedObject: { name: string } }) => {
         if (failures-- > 0) return Promise.reject(new ApiError(0, 'POST events: socket hang up'));
         sent.push(body.involvedObject.name);
         return Promise.resolve({ metadata: { name: 'ev' } });
       },
-    } as unknown as Writer;
+    };
     const waits: number[] = [];
     const { log, lines } = recordingLogger();
     const events = new EventRecorder(writer, log, {
@@ -106,10 +110,12 @@ describe('EventRecorder', () => {
     const made = new Map<string, { count: number }>();
     let lost = 1;
     const patched: string[] = [];
-    const writer = {
+    const writer: EventWriter = {
       create: (_t: unknown, _ns: unknown, body: { metadata: { name: string }; count: number }) => {
         if (made.has(body.metadata.name))
-          return Promise.reject(new ApiError(409, `events "${body.metadata.name}" already exists`));
+          return Promise.reject(
+            new ApiError(409, `events "${body.metadata.name}" already exists`, { reason: 'AlreadyExists' }),
+          );
         made.set(body.metadata.name, { count: body.count });
         if (lost-- > 0) return Promise.reject(new ApiError(0, 'POST events: socket hang up'));
         return Promise.resolve(body);
@@ -119,7 +125,7 @@ describe('EventRecorder', () => {
         made.set(name, { count: patch.count });
         return Promise.resolve({});
       },
-    } as unknown as Writer;
+    };
     let clock = 1_000_000;
     const { log, lines } = recordingLogger();
     const events = new EventRecorder(writer, log, { now: () => clock, sleep: () => Promise.resolve() });
@@ -149,7 +155,8 @@ describe('EventRecorder', () => {
   it('gives an event up after 12 tries, as client-go does, and goes on with the next', async () => {
     let tries = 0;
     const sent: string[] = [];
-    const writer = {
+    const writer: EventWriter = {
+      mergePatch: unexpectedPatch,
       create: (_t: unknown, _ns: unknown, body: { involvedObject: { name: string } }) => {
         if (body.involvedObject.name === 'a') {
           tries++;
@@ -158,7 +165,7 @@ describe('EventRecorder', () => {
         sent.push(body.involvedObject.name);
         return Promise.resolve({ metadata: { name: 'ev' } });
       },
-    } as unknown as Writer;
+    };
     const { log, lines } = recordingLogger();
     const events = new EventRecorder(writer, log, { sleep: () => Promise.resolve() });
     events.emit(resource('a', 'demo'), 'Warning', 'ApplyFailed', 'x');
@@ -174,7 +181,7 @@ describe('EventRecorder', () => {
   it('counts a repeat within the window on the Event it repeats, as client-go does; a new window, a new Event', async () => {
     const writes: string[] = [];
     const names: string[] = [];
-    const writer = {
+    const writer: EventWriter = {
       create: (
         _t: unknown,
         _ns: unknown,
@@ -193,7 +200,7 @@ describe('EventRecorder', () => {
         writes.push(`patch ${name} count=${patch.count} last=${patch.lastTimestamp}`);
         return Promise.resolve({});
       },
-    } as unknown as Writer;
+    };
     let now = Date.parse('2026-11-24T00:00:00Z');
     const events = new EventRecorder(writer, recordingLogger().log, { windowMs: 60_000, now: () => now });
     events.emit(resource('a', 'demo'), 'Warning', 'InvalidSpec', 'bad');
@@ -219,13 +226,13 @@ describe('EventRecorder', () => {
 
   it('sends one patch for the repeats that wait while one is in flight', async () => {
     const writes: string[] = [];
-    const writer = {
+    const writer: EventWriter = {
       create: () => Promise.resolve({ metadata: { name: 'ev' } }),
       mergePatch: (_t: unknown, _ns: unknown, _name: string, patch: { count: number }) => {
         writes.push(`patch count=${patch.count}`);
         return Promise.resolve({});
       },
-    } as unknown as Writer;
+    };
     const events = new EventRecorder(writer, recordingLogger().log);
     events.emit(resource('a', 'demo'), 'Warning', 'ApplyFailed', 'x');
     await events.drain();
@@ -236,7 +243,7 @@ describe('EventRecorder', () => {
 
   it('makes a new Event with the count when the one it repeats is gone (Events live an hour)', async () => {
     const writes: string[] = [];
-    const writer = {
+    const writer: EventWriter = {
       create: (_t: unknown, _ns: unknown, body: { count: number }) => {
         writes.push(`create count=${body.count}`);
         return Promise.resolve({ metadata: { name: 'ev' } });
@@ -245,7 +252,7 @@ describe('EventRecorder', () => {
         writes.push('patch');
         return Promise.reject(new ApiError(404, 'events "ev" not found'));
       },
-    } as unknown as Writer;
+    };
     const events = new EventRecorder(writer, recordingLogger().log);
     events.emit(resource('a', 'demo'), 'Normal', 'Created', 'x');
     await events.drain();
