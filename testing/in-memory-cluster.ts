@@ -40,10 +40,18 @@ import { mergePatched } from '../controller/kube/merge-patch';
 import { objectKey } from '../controller/kube/object-key';
 import { kindKey } from '../constructs/kit/api-kind';
 import { Reconciler, type ReconcileResult } from '../controller/reconcile/reconciler';
-import { validateResource, type FieldError } from '../constructs/kit/validate';
+import {
+  admit,
+  immutableRefusal,
+  mergePatchRefusal,
+  notFound,
+  jsonPatched,
+  refusing,
+  unown,
+  type JsonPatchOp,
+} from './api-server';
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface Write {
   verb: 'apply' | 'create' | 'patch' | 'delete' | 'status';
@@ -64,78 +72,6 @@ interface Stored {
   applied: Map<string, Json>;
   uid: string;
   resourceVersion: string;
-}
-
-/** Drops from `target` every leaf `patch` sets: an update takes those fields from their appliers. */
-function unown(target: Json, patch: Json): void {
-  for (const [k, v] of Object.entries(patch)) {
-    if (isObject(v) && isObject(target[k])) unown(target[k], v);
-    else delete target[k];
-  }
-}
-
-/** What the API server answers a create or update that the kind's CRD refuses: each field, as kubectl prints it. */
-interface JsonPatchOp {
-  op: string;
-  path: string;
-  value?: unknown;
-}
-
-export class AdmissionError extends Error {
-  constructor(
-    readonly resource: string,
-    readonly errors: readonly FieldError[],
-  ) {
-    super(`${resource} is invalid: ${errors.map((e) => `${e.field || '<nil>'}: ${e.message}`).join(', ')}`);
-    this.name = 'AdmissionError';
-  }
-}
-
-/**
- * Fields the API server refuses to change once an object has them (its validation, by kind): the ones a
- * construct's change is likely to touch. A refusal is the 422 the API server sends, with its causes.
- */
-const IMMUTABLE: Readonly<Record<string, readonly string[]>> = {
-  Job: ['spec.selector', 'spec.template', 'spec.completions'],
-  Deployment: ['spec.selector'],
-  ReplicaSet: ['spec.selector'],
-  DaemonSet: ['spec.selector'],
-  StatefulSet: ['spec.selector', 'spec.serviceName', 'spec.volumeClaimTemplates', 'spec.podManagementPolicy'],
-  Service: ['spec.clusterIP'],
-};
-
-function immutableRefusal(before: KubeObject, after: KubeObject): ApiError | undefined {
-  if (before.metadata.resourceVersion === undefined || before.metadata.resourceVersion === '')
-    return undefined;
-  const valueAt = (obj: KubeObject, field: string) =>
-    field
-      .split('.')
-      .reduce<unknown>(
-        (v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
-        obj,
-      );
-  const causes = (IMMUTABLE[after.kind ?? ''] ?? [])
-    .filter((field) => valueAt(before, field) !== undefined)
-    .filter((field) => JSON.stringify(valueAt(before, field)) !== JSON.stringify(valueAt(after, field)))
-    .map((field) => ({
-      reason: 'FieldValueInvalid',
-      field,
-      message: 'Invalid value: ...: field is immutable',
-    }));
-  if (causes.length === 0) return undefined;
-  const message = `${after.kind} "${after.metadata.name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`;
-  return new ApiError(422, message, {
-    reason: 'Invalid',
-    body: { kind: 'Status', status: 'Failure', reason: 'Invalid', message, details: { causes } },
-  });
-}
-
-/** The resource as the API server would store it (pruned, defaulted), or AdmissionError. */
-function admit(kind: Kind, resource: Json, old?: KubeObject): { spec: unknown } {
-  const { object, errors } = validateResource(kind.crd, resource, old ? { old } : {});
-  const { name } = resource.metadata as { name: string };
-  if (errors.length > 0) throw new AdmissionError(`${kind.kind} "${name}"`, errors);
-  return object as { spec: unknown };
 }
 
 export class InMemoryCluster implements ClusterView {
@@ -398,19 +334,8 @@ export class InMemoryCluster implements ClusterView {
       mergePatch: (type: ApiKind, namespace: string | undefined, name: string, patch: Json) => {
         const obj = this.any(type, namespace, name);
         writes.push({ verb: 'patch', kind: obj?.kind ?? type.kind, name, body: patch });
-        if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
-        // With a resourceVersion, a merge patch fails rather than overwrite a change made since.
-        const expected = (patch.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
-        if (expected !== undefined && expected !== obj.metadata.resourceVersion) {
-          const message = `Operation cannot be fulfilled on ${type.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`;
-          return Promise.reject(new ApiError(409, message, { reason: 'Conflict' }));
-        }
-        const before = obj.metadata.finalizers ?? [];
-        const after = (mergePatched(obj, patch) as KubeObject).metadata.finalizers ?? [];
-        if (obj.metadata.deletionTimestamp && after.some((f) => !before.includes(f))) {
-          const message = `${obj.kind ?? type.kind} "${name}" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted`;
-          return Promise.reject(new ApiError(422, message, { reason: 'Invalid' }));
-        }
+        const refused = obj ? mergePatchRefusal(type, obj, patch) : notFound();
+        if (refused) return Promise.reject(refused);
         this.patch(type, namespace, name, patch);
         return Promise.resolve({});
       },
@@ -418,29 +343,19 @@ export class InMemoryCluster implements ClusterView {
       jsonPatch: (type: ApiKind, namespace: string | undefined, name: string, ops: JsonPatchOp[]) => {
         const obj = this.any(type, namespace, name);
         writes.push({ verb: 'patch', kind: obj?.kind ?? type.kind, name, body: ops });
-        if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
-        for (const op of ops) {
-          const field = op.path.slice(1);
-          if (op.op === 'test' && !field.includes('/')) {
-            const now = (this.any(type, namespace, name) as Record<string, unknown> | undefined)?.[field];
-            if (JSON.stringify(now) !== JSON.stringify(op.value)) {
-              return Promise.reject(new ApiError(422, 'the test operation failed', { reason: 'Invalid' }));
-            }
-          } else if ((op.op === 'replace' || op.op === 'add') && !field.includes('/')) {
-            this.patch(type, namespace, name, { [field]: null });
-            this.patch(type, namespace, name, { [field]: op.value });
-          } else {
-            return Promise.reject(
-              new Error(`InMemoryCluster: JSON patch op ${op.op} ${op.path} not supported`),
-            );
-          }
-        }
+        if (!obj) return Promise.reject(notFound());
+        const refused = jsonPatched(
+          ops,
+          (field) => this.any(type, namespace, name)?.[field],
+          (p) => this.patch(type, namespace, name, p),
+        );
+        if (refused) return Promise.reject(refused);
         return Promise.resolve(this.any(type, namespace, name));
       },
       delete: (type: ApiKind, namespace: string | undefined, name: string, uid?: string) => {
         const obj = this.any(type, namespace, name);
         writes.push({ verb: 'delete', kind: obj?.kind ?? type.kind, name });
-        if (!obj) return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
+        if (!obj) return Promise.reject(notFound());
         // The controller deletes with a uid precondition: an object of the same name made since stays.
         if (uid && obj.metadata.uid !== uid) {
           return Promise.reject(new ApiError(409, 'Precondition failed: UID', { reason: 'Conflict' }));
@@ -451,14 +366,14 @@ export class InMemoryCluster implements ClusterView {
       applyStatus: (type: ApiKind, resource: Manifest, status: Json) => {
         writes.push({ verb: 'status', kind: resource.kind, name: resource.metadata.name, body: status });
         if (!this.any(type, resource.metadata.namespace, resource.metadata.name)) {
-          return Promise.reject(new ApiError(404, 'not found', { reason: 'NotFound' }));
+          return Promise.reject(notFound());
         }
         this.patch(type, resource.metadata.namespace, resource.metadata.name, { status: null });
         this.patch(type, resource.metadata.namespace, resource.metadata.name, { status });
         return Promise.resolve({});
       },
     };
-    return this.refusing(writer);
+    return refusing(writer, this.refusals);
   }
 
   private readonly refusals = new Map<Write['verb'], Error>();
@@ -470,25 +385,6 @@ export class InMemoryCluster implements ClusterView {
   refuse(verb: Write['verb'], err: Error | undefined): void {
     if (err) this.refusals.set(verb, err);
     else this.refusals.delete(verb);
-  }
-
-  private refusing(writer: Writer): Writer {
-    const gate =
-      <A extends unknown[], R>(verb: Write['verb'], write: (...args: A) => Promise<R>) =>
-      (...args: A): Promise<R> => {
-        const refusal = this.refusals.get(verb);
-        return refusal ? Promise.reject(refusal) : write(...args);
-      };
-    return {
-      fieldManager: writer.fieldManager,
-      read: writer.read,
-      apply: gate('apply', writer.apply),
-      applyStatus: gate('status', writer.applyStatus),
-      mergePatch: gate('patch', writer.mergePatch),
-      jsonPatch: gate('patch', writer.jsonPatch),
-      delete: gate('delete', writer.delete),
-      create: gate('create', writer.create),
-    };
   }
 
   private running?: Reconciler;
