@@ -11,6 +11,7 @@ import { childrenReadiness } from './child-readiness';
 import type { ClusterView, ExtraWatch, Readiness, SyncStep } from './cluster-view';
 import { withDefaults } from './defaults';
 import { permissionProblems, type KindPermission } from './permission';
+import { isDns1035Label, isDns1123Subdomain, isQualifiedName } from './names';
 import { MAX_NAME_LENGTH, type CustomResource, type Manifest, type ResourceProps } from './resource';
 import {
   ageColumn,
@@ -190,11 +191,6 @@ export class KindDefinitionError extends Error {
   }
 }
 
-const QUALIFIED_NAME =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
 /** Every problem of a definition, so one error names all of them. */
 function problemsOf(o: KindOptions<unknown, object>): string[] {
   const problems: string[] = [];
@@ -203,7 +199,7 @@ function problemsOf(o: KindOptions<unknown, object>): string[] {
   };
   const [group, version, extra] = String(o.apiVersion ?? '').split('/');
   need(
-    extra === undefined && !!group && DNS_SUBDOMAIN.test(group) && group.includes('.') && !!version,
+    extra === undefined && !!group && isDns1123Subdomain(group) && group.includes('.') && !!version,
     `apiVersion "${o.apiVersion ?? ''}" must be <group>/<version> with a DNS subdomain group (e.g. example.com/v1)`,
   );
   if (version)
@@ -216,13 +212,13 @@ function problemsOf(o: KindOptions<unknown, object>): string[] {
     `kind "${o.kind ?? ''}" must be UpperCamelCase`,
   );
   need(
-    typeof o.plural === 'string' && DNS_LABEL.test(o.plural),
+    typeof o.plural === 'string' && isDns1035Label(o.plural),
     `plural "${o.plural ?? ''}" must be a lower-case DNS label`,
   );
   if (o.typeName !== undefined)
     need(/^[A-Z][A-Za-z0-9]*$/.test(o.typeName), `typeName "${o.typeName}" must be UpperCamelCase`);
   if (o.singular !== undefined)
-    need(DNS_LABEL.test(o.singular), `singular "${o.singular}" must be a lower-case DNS label`);
+    need(isDns1035Label(o.singular), `singular "${o.singular}" must be a lower-case DNS label`);
   need(
     o.scope === undefined || o.scope === 'Namespaced' || o.scope === 'Cluster',
     `scope must be Namespaced or Cluster`,
@@ -275,7 +271,7 @@ function problemsOf(o: KindOptions<unknown, object>): string[] {
   });
   if (o.sync) {
     need(
-      QUALIFIED_NAME.test(o.sync.finalizer ?? ''),
+      isQualifiedName(o.sync.finalizer ?? ''),
       `sync.finalizer "${o.sync.finalizer ?? ''}" must be a qualified name`,
     );
     need(typeof o.sync.plan === 'function', 'sync.plan is missing');

@@ -65,6 +65,14 @@ export {
   type ChildPolicy,
   type GeneratedValue,
 } from './child-policy';
+export {
+  DNS_LABEL,
+  DNS_SUBDOMAIN,
+  LABEL_KEY,
+  LABEL_VALUE,
+  MAX_LABEL_LENGTH,
+  MAX_SUBDOMAIN_LENGTH,
+} from './names';
 export * from './registry';
 export * from './resource';
 export * from './schema';
