@@ -48,6 +48,8 @@ export * from './custom-resource';
 export { admitSpec } from './admit';
 export { withDefaults } from './defaults';
 export * from './define-kind';
+export * from './kind';
+export { KindDefinitionError } from './kind-checks';
 export type { KindPermission } from './permission';
 export * from './child-readiness';
 export {

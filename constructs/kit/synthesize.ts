@@ -4,7 +4,7 @@ import { ADMITTED_CONTEXT } from './admit';
 import { checkChildKinds } from './child-kinds';
 import { checkChildNames } from './child-names';
 import { OWNER_UID_ANNOTATION, RETAIN_ANNOTATION, checkPolicies } from './child-policy';
-import type { Kind } from './define-kind';
+import type { Kind } from './kind';
 import { CustomResource, MAX_NAME_LENGTH, Manifest, SpecError, childLabels } from './resource';
 import { checkSelectors } from './selectors';
 import { handReplicasToAutoscalers } from './workload';
