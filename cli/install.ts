@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { toYamlStream } from '../synth/yaml';
 import { installManifests } from '../controller/install/install';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
+import { isDns1123Label } from '../constructs/kit/names';
 
 const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--namespaces A,B] [--image IMAGE]
                          [--replicas N] [--service-monitor] [--kinds MODULE]
@@ -48,7 +49,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
-  const invalid = namespaces.find((n) => !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(n));
+  const invalid = namespaces.find((n) => !isDns1123Label(n));
   if (invalid !== undefined || (values.namespaces !== undefined && namespaces.length === 0)) {
     process.stderr.write(
       `reconstruct install: --namespaces: "${invalid ?? values.namespaces}" is not a list of namespace names\n`,

@@ -7,7 +7,8 @@
  */
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LABEL_MANAGED_BY, MANAGER, builtinKinds as kinds, memberLabel } from '../constructs';
+import { LABEL_MANAGED_BY, MANAGER, builtinKinds as kinds } from '../constructs';
+import { memberLabel } from '../constructs/node-pool/node-pool';
 import { ClusterScripts, type Cluster, type Kubectl } from './cluster';
 import { ControllerProcess } from './controller';
 import { sleep } from '../controller/abortable';

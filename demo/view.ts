@@ -5,15 +5,8 @@
  * The children shown are the ones the resource should have (synthesized here with the function the
  * controller uses), so a child that does not exist yet shows up as missing rather than not at all.
  */
-import {
-  KindRegistry,
-  builtinKinds,
-  memberLabel,
-  nodePoolMembership,
-  synthesize,
-  type CustomResource,
-  type Manifest,
-} from '../constructs';
+import { KindRegistry, builtinKinds, synthesize, type CustomResource, type Manifest } from '../constructs';
+import { memberLabel, nodePoolMembership } from '../constructs/node-pool/node-pool';
 
 const registry = new KindRegistry(builtinKinds);
 

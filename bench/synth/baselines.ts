@@ -20,18 +20,7 @@ import { ApiObject, Chart, Size, type ApiObjectMetadata, type OwnerReference } f
 import * as kplus from 'cdk8s-plus-27';
 import type { Construct } from 'constructs';
 import {
-  BALANCER_LABEL,
-  CONFIG_HASH_ANNOTATION,
-  DATABASE_IMAGES,
-  DATABASE_PORT,
-  MEMCACHED_PORT,
-  MYSQL_CLUSTER_LABEL,
-  balancerNames,
   childLabels,
-  configHash,
-  nginxConf,
-  rootPasswordSecretName,
-  runtimeClassName,
   withoutAddressLabel,
   type BalancerSpec,
   type CustomResource,
@@ -40,6 +29,17 @@ import {
   type MysqlClusterSpec,
   type NodePoolSpec,
 } from '../../constructs';
+import {
+  BALANCER_LABEL,
+  CONFIG_HASH_ANNOTATION,
+  balancerNames,
+  configHash,
+  nginxConf,
+} from '../../constructs/balancer/balancer';
+import { DATABASE_IMAGES, DATABASE_PORT } from '../../constructs/database-manager/database-manager';
+import { MEMCACHED_PORT } from '../../constructs/memcached/memcached';
+import { MYSQL_CLUSTER_LABEL, rootPasswordSecretName } from '../../constructs/mysql-cluster/mysql-cluster';
+import { runtimeClassName } from '../../constructs/node-pool/node-pool';
 
 /** The resource's identity in the cluster. */
 export interface Owner {

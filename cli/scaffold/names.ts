@@ -2,6 +2,7 @@
  * The names a scaffolded kind is made of, derived once from what the author gives (`--kind`, `--group`,
  * `--version`) and checked with one-line errors before anything is written.
  */
+import { isDns1123Label, isDns1123Subdomain } from '../../constructs/kit/names';
 import { kebabCase } from '../../synth/artifacts';
 
 /** A name the author gave that cannot be used: one line, no stack. */
@@ -25,7 +26,6 @@ export interface KindNames {
 }
 
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const VERSION = /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/;
 /** What the modules that name the kind's class import or declare: a kind named so would clash with them. */
 const TEMPLATE_NAMES = new Set([
@@ -65,7 +65,7 @@ const OPTIONS: Sources = { group: '--group', version: '--version' };
 
 function checkGroup(group: string, source: string): string {
   const labels = group.split('.');
-  if (group.length > 253 || labels.length < 2 || !labels.every((l) => l.length <= 63 && DNS_LABEL.test(l))) {
+  if (!isDns1123Subdomain(group) || labels.length < 2 || !labels.every(isDns1123Label)) {
     throw new ScaffoldError(
       `${source} "${group}": an API group is a lower-case DNS name with at least one dot, e.g. example.com`,
     );

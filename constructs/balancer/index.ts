@@ -16,7 +16,7 @@ import { BALANCER_LABEL, Balancer } from './balancer';
 import { balancerSchema } from './schema';
 import type { BalancerSpec, BalancerStatus } from './types.generated';
 
-export * from './balancer';
+export { Balancer, type BalancerProps } from './balancer';
 export { balancerSchema } from './schema';
 export type * from './types.generated';
 

@@ -7,7 +7,7 @@ import { DatabaseManager, databaseDeploymentName } from './database-manager';
 import { databaseManagerSchema } from './schema';
 import type { DatabaseManagerSpec, DatabaseManagerStatus } from './types.generated';
 
-export * from './database-manager';
+export { DatabaseManager, type DatabaseManagerProps } from './database-manager';
 export { databaseManagerSchema } from './schema';
 export type * from './types.generated';
 

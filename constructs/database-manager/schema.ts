@@ -1,4 +1,4 @@
-import { DNS_LABEL, DNS_SUBDOMAIN, type KindSchema } from '../kit';
+import { DNS_LABEL, DNS_SUBDOMAIN, MAX_LABEL_LENGTH, MAX_SUBDOMAIN_LENGTH, type KindSchema } from '../kit';
 
 /** The CRD schema of DatabaseManager: the source of its CRD YAML and its generated types. */
 export const databaseManagerSchema: KindSchema = {
@@ -15,7 +15,7 @@ export const databaseManagerSchema: KindSchema = {
       deploymentName: {
         type: 'string',
         minLength: 1,
-        maxLength: 63,
+        maxLength: MAX_LABEL_LENGTH,
         pattern: DNS_LABEL,
         description: "Name of the Deployment. Defaults to the resource's name.",
       },
@@ -34,7 +34,7 @@ export const databaseManagerSchema: KindSchema = {
           'and prints it in the container log.',
         required: ['name'],
         properties: {
-          name: { type: 'string', minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN },
+          name: { type: 'string', minLength: 1, maxLength: MAX_SUBDOMAIN_LENGTH, pattern: DNS_SUBDOMAIN },
           key: { type: 'string', minLength: 1, default: 'password' },
         },
       },

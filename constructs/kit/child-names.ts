@@ -5,6 +5,14 @@
  * is refused once, naming its field, offline and in-cluster alike.
  */
 import type { CustomResource, Manifest } from './resource';
+import {
+  DNS1035_LABEL_FORMAT,
+  DNS_LABEL,
+  DNS_SUBDOMAIN,
+  LABEL_VALUE,
+  MAX_LABEL_LENGTH,
+  MAX_SUBDOMAIN_LENGTH,
+} from './names';
 import { SpecError } from './resource';
 
 interface NameRule {
@@ -15,18 +23,18 @@ interface NameRule {
 }
 
 const DNS_1035_LABEL: NameRule = {
-  max: 63,
-  pattern: /^[a-z]([-a-z0-9]*[a-z0-9])?$/,
+  max: MAX_LABEL_LENGTH,
+  pattern: new RegExp(`^${DNS1035_LABEL_FORMAT}$`),
   what: 'a DNS-1035 label: lower-case letters, digits and "-", starting with a letter',
 };
 const DNS_1123_LABEL: NameRule = {
-  max: 63,
-  pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+  max: MAX_LABEL_LENGTH,
+  pattern: new RegExp(DNS_LABEL),
   what: 'a DNS-1123 label: lower-case letters, digits and "-"',
 };
 const DNS_1123_SUBDOMAIN: NameRule = {
-  max: 253,
-  pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+  max: MAX_SUBDOMAIN_LENGTH,
+  pattern: new RegExp(DNS_SUBDOMAIN),
   what: 'a DNS-1123 subdomain: lower-case letters, digits, "-" and "."',
 };
 /** RBAC objects and PodDisruptionBudgets take any path segment (`system:reader`). */
@@ -38,7 +46,7 @@ const PATH_SEGMENT: NameRule = {
 
 /** A Job's name is the value of its pods' `job-name` and `batch.kubernetes.io/job-name` labels. */
 const JOB_NAME: NameRule = {
-  max: 63,
+  max: MAX_LABEL_LENGTH,
   pattern: DNS_1123_SUBDOMAIN.pattern,
   what: "a DNS-1123 subdomain that fits a label value: it is the value of the pods' job-name label",
 };
@@ -63,9 +71,9 @@ const NAME_RULES: Record<string, NameRule> = {
   'rbac.authorization.k8s.io/v1 ClusterRoleBinding': PATH_SEGMENT,
 };
 
-const LABEL_VALUE: NameRule = {
-  max: 63,
-  pattern: /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/,
+const LABEL_VALUE_RULE: NameRule = {
+  max: MAX_LABEL_LENGTH,
+  pattern: new RegExp(LABEL_VALUE),
   what: 'a label value: letters, digits, "-", "_" and ".", starting and ending with a letter or digit',
 };
 
@@ -120,7 +128,7 @@ export function checkChildNames(
     for (const [where, labels] of labelsOf(child)) {
       for (const [key, value] of Object.entries(labels)) {
         if (typeof value !== 'string') continue;
-        const problem = broken(value, LABEL_VALUE);
+        const problem = broken(value, LABEL_VALUE_RULE);
         if (problem) {
           fail(value, `${where} ${key} of ${child.kind} ${quoted(childName)} ${quoted(value)} ${problem}`);
         }

@@ -4,7 +4,7 @@
  */
 import { ApiObject, type ApiObjectMetadata } from 'cdk8s';
 import type { Construct } from 'constructs';
-import type { Kind } from './define-kind';
+import type { Kind } from './kind';
 
 export interface CustomResourceProps<Spec> {
   /** @default - cdk8s names the object after its construct path */

@@ -48,6 +48,8 @@ export * from './custom-resource';
 export { admitSpec } from './admit';
 export { withDefaults } from './defaults';
 export * from './define-kind';
+export * from './kind';
+export { KindDefinitionError } from './kind-checks';
 export type { KindPermission } from './permission';
 export * from './child-readiness';
 export {
@@ -65,6 +67,14 @@ export {
   type ChildPolicy,
   type GeneratedValue,
 } from './child-policy';
+export {
+  DNS_LABEL,
+  DNS_SUBDOMAIN,
+  LABEL_KEY,
+  LABEL_VALUE,
+  MAX_LABEL_LENGTH,
+  MAX_SUBDOMAIN_LENGTH,
+} from './names';
 export * from './registry';
 export * from './resource';
 export * from './schema';

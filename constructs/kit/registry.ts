@@ -1,6 +1,6 @@
 /** A list of kinds, looked up by apiVersion and kind: what the renderer and the controller are given. */
 import { kindKey } from './api-kind';
-import type { Kind } from './define-kind';
+import type { Kind } from './kind';
 
 export class KindRegistry {
   readonly kinds: readonly Kind[];

@@ -3,6 +3,7 @@
  * error a construct throws for a spec it cannot synthesize.
  */
 import { createHash } from 'node:crypto';
+import { MAX_LABEL_LENGTH, isDns1035Label, isDns1123Label } from './names';
 
 /** The project's name: the value of app.kubernetes.io/managed-by on every child. */
 export const MANAGER = 'reconstruct';
@@ -92,23 +93,26 @@ export function childLabels(
 
 /** Fails unless `name` is a DNS-1123 label, which Deployment and ConfigMap-derived names must be. */
 export function checkDnsLabel(name: string, field: string, what: string): void {
-  if (name.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
-    throw new SpecError(field, `${what} "${name}" must be a DNS-1123 label of at most 63 characters`);
+  if (!isDns1123Label(name)) {
+    throw new SpecError(
+      field,
+      `${what} "${name}" must be a DNS-1123 label of at most ${MAX_LABEL_LENGTH} characters`,
+    );
   }
 }
 
 /** Fails unless `name` is a DNS-1035 label (it starts with a letter), which Service names must be. */
 export function checkServiceName(name: string, field: string, what: string): void {
-  if (name.length > 63 || !/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+  if (!isDns1035Label(name)) {
     throw new SpecError(
       field,
-      `${what} "${name}" must be a DNS-1035 label: at most 63 characters, starting with a letter`,
+      `${what} "${name}" must be a DNS-1035 label: at most ${MAX_LABEL_LENGTH} characters, starting with a letter`,
     );
   }
 }
 
 /** The longest resource name: it is the value of app.kubernetes.io/instance on every child. */
-export const MAX_NAME_LENGTH = 63;
+export const MAX_NAME_LENGTH = MAX_LABEL_LENGTH;
 
 /** What a kind's construct is given: the resource's name and its spec. */
 export interface ResourceProps<Spec> {

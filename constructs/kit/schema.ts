@@ -3,6 +3,7 @@
  * schema fragments every kind repeats. Kept free of any client library so that constructs and the
  * offline renderer never load one.
  */
+import { LABEL_KEY, LABEL_VALUE, MAX_LABEL_LENGTH, MAX_SUBDOMAIN_LENGTH } from './names';
 
 export interface ValidationRule {
   rule: string;
@@ -79,21 +80,12 @@ export interface CustomResourceDefinition {
   };
 }
 
-/** A DNS-1123 label: what a Service or a Deployment-derived name must be. */
-export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-/** A DNS-1123 subdomain: what most object names must be. */
-export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 /** A container image reference: no whitespace (the API server refuses an image with any in a pod). */
 export const CONTAINER_IMAGE = '^\\S+$';
-/** A label value: empty, or 63 characters of alphanumerics, '-', '_' and '.', alphanumeric at both ends. */
-export const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
-/** A qualified label key: optional DNS subdomain prefix, '/', and a name part of at most 63 characters. */
-export const LABEL_KEY =
-  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
 
 /** CEL: every key of a map is a qualified name, as label and annotation keys must be. */
 const QUALIFIED_KEYS: ValidationRule = {
-  rule: `self.all(k, k.size() <= 253 && k.matches('${LABEL_KEY.replace(/\\/g, '\\\\')}'))`,
+  rule: `self.all(k, k.size() <= ${MAX_SUBDOMAIN_LENGTH} && k.matches('${LABEL_KEY.replace(/\\/g, '\\\\')}'))`,
   message: 'keys must be qualified names (an optional DNS subdomain prefix and "/", then a name)',
 };
 
@@ -103,7 +95,7 @@ export function labelMap(description: string, extraRules: ValidationRule[] = [])
     type: 'object',
     description,
     maxProperties: 64,
-    additionalProperties: { type: 'string', maxLength: 63, pattern: LABEL_VALUE },
+    additionalProperties: { type: 'string', maxLength: MAX_LABEL_LENGTH, pattern: LABEL_VALUE },
     'x-kubernetes-validations': [QUALIFIED_KEYS, ...extraRules],
   };
 }

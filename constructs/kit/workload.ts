@@ -1,7 +1,8 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import type { Construct } from 'constructs';
-import { IGNORE_FIELDS_ANNOTATION, childPolicy } from './child-policy';
+import { IGNORE_FIELDS_ANNOTATION } from './child-annotations';
+import { childPolicy } from './child-policy';
 
 const REPLICAS = '/spec/replicas';
 

@@ -7,7 +7,7 @@ import { Memcached } from './memcached';
 import { memcachedSchema } from './schema';
 import type { MemcachedSpec, MemcachedStatus } from './types.generated';
 
-export * from './memcached';
+export { Memcached, type MemcachedProps } from './memcached';
 export { memcachedSchema } from './schema';
 export type * from './types.generated';
 

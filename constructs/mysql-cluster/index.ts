@@ -20,12 +20,7 @@ import { MysqlCluster } from './mysql-cluster';
 import { MAX_CLUSTER_NAME_LENGTH, mysqlClusterSchema } from './schema';
 import type { MysqlClusterSpec, MysqlClusterSpecWithDefaults, MysqlClusterStatus } from './types.generated';
 
-export {
-  MYSQL_CLUSTER_LABEL,
-  MysqlCluster,
-  rootPasswordSecretName,
-  type MysqlClusterProps,
-} from './mysql-cluster';
+export { MysqlCluster, type MysqlClusterProps } from './mysql-cluster';
 export { mysqlClusterSchema } from './schema';
 export type * from './types.generated';
 

@@ -1,8 +1,11 @@
 import {
   CONTAINER_IMAGE,
+  DNS_LABEL,
   DNS_SUBDOMAIN,
   LABEL_KEY,
   LABEL_VALUE,
+  MAX_LABEL_LENGTH,
+  MAX_SUBDOMAIN_LENGTH,
   annotationMap,
   intOrString,
   labelMap,
@@ -32,7 +35,9 @@ const localObjectReference = (description: string): JSONSchemaProps => ({
   type: 'object',
   description,
   required: ['name'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN } },
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: MAX_SUBDOMAIN_LENGTH, pattern: DNS_SUBDOMAIN },
+  },
 });
 
 /** A Kubernetes quantity (`1Gi`, `500m`, `2`), as resource.Quantity parses it. */
@@ -79,7 +84,7 @@ const claimTemplate = (description: string): JSONSchemaProps => ({
       type: 'object',
       required: ['name'],
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+        name: { type: 'string', minLength: 1, maxLength: MAX_LABEL_LENGTH, pattern: DNS_LABEL },
         labels: labelMap('Labels of each claim.'),
         annotations: annotationMap('Annotations of each claim.'),
       },
@@ -109,7 +114,7 @@ const claimTemplate = (description: string): JSONSchemaProps => ({
             limits: { type: 'object', properties: { storage: quantity } },
           },
         },
-        storageClassName: { type: 'string', maxLength: 253, pattern: DNS_SUBDOMAIN },
+        storageClassName: { type: 'string', maxLength: MAX_SUBDOMAIN_LENGTH, pattern: DNS_SUBDOMAIN },
         volumeMode: { type: 'string', enum: ['Filesystem', 'Block'] },
       },
     },
@@ -196,7 +201,7 @@ export const mysqlClusterSchema: KindSchema = {
           properties: {
             key: { type: 'string', maxLength: 316, pattern: LABEL_KEY },
             operator: { type: 'string', enum: ['Exists', 'Equal'] },
-            value: { type: 'string', maxLength: 63, pattern: LABEL_VALUE },
+            value: { type: 'string', maxLength: MAX_LABEL_LENGTH, pattern: LABEL_VALUE },
             effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
             tolerationSeconds: { type: 'integer', format: 'int64' },
           },

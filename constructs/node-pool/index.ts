@@ -18,8 +18,7 @@ import { POOL_FINALIZER, planNode, recordAnnotation, recordingPools } from './no
 import { nodePoolSchema } from './schema';
 import type { NodePoolSpec, NodePoolStatus } from './types.generated';
 
-export * from './node-pool';
-export * from './nodes';
+export { NodePool, type NodePoolProps } from './node-pool';
 export { nodePoolSchema } from './schema';
 export type * from './types.generated';
 

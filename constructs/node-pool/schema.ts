@@ -1,4 +1,4 @@
-import { LABEL_KEY, LABEL_VALUE, labelMap, type KindSchema } from '../kit';
+import { DNS_LABEL, LABEL_KEY, LABEL_VALUE, MAX_LABEL_LENGTH, labelMap, type KindSchema } from '../kit';
 
 /** Keys under kubernetes.io or k8s.io belong to Kubernetes itself; a pool must never manage them. */
 const RESERVED_KEY = `'^([^/]*\\\\.)?(kubernetes|k8s)\\\\.io/'`;
@@ -40,7 +40,7 @@ export const nodePoolSchema: KindSchema = {
                 },
               ],
             },
-            value: { type: 'string', maxLength: 63, pattern: LABEL_VALUE, default: '' },
+            value: { type: 'string', maxLength: MAX_LABEL_LENGTH, pattern: LABEL_VALUE, default: '' },
             effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
           },
         },
@@ -49,8 +49,8 @@ export const nodePoolSchema: KindSchema = {
         type: 'string',
         default: 'runc',
         minLength: 1,
-        maxLength: 63,
-        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+        maxLength: MAX_LABEL_LENGTH,
+        pattern: DNS_LABEL,
         description: 'The CRI handler of the RuntimeClass.',
       },
     },

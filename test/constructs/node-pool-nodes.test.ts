@@ -1,4 +1,4 @@
-import { planNode, recordAnnotation, type Membership } from '../../constructs/node-pool';
+import { planNode, recordAnnotation, type Membership } from '../../constructs/node-pool/nodes';
 import type { KubeObject } from '../../constructs/kit';
 
 function node(

@@ -1,4 +1,5 @@
-import { memberLabel, nodePoolKind, nodePoolMembership } from '../../constructs';
+import { nodePoolKind } from '../../constructs';
+import { memberLabel, nodePoolMembership } from '../../constructs/node-pool/node-pool';
 import { nodePool, sample, synthesize } from '../fixtures/resources';
 import { RuntimeClass, find, ids, specError, toYaml } from './manifests';
 

@@ -5,6 +5,7 @@
  * server's field path and words; the rest of Go's validation is not done offline (docs/VALIDATION.md).
  */
 import { parseQuantity } from '../quantity';
+import { MAX_SUBDOMAIN_LENGTH } from '../names';
 import { isObject, type Json, type JsonObject } from '../defaults';
 import { issue, type Issue } from './field';
 import { isDNS1123Label, validateObjectMeta } from './object-meta';
@@ -172,8 +173,15 @@ function configKeys(...fields: string[]): Rule {
       const data = object[field];
       if (!isObject(data)) continue;
       for (const key of Object.keys(data)) {
-        if (key.length > 253)
-          out.push(issue('Invalid', `${field}[${key}]`, key, 'must be no more than 253 characters'));
+        if (key.length > MAX_SUBDOMAIN_LENGTH)
+          out.push(
+            issue(
+              'Invalid',
+              `${field}[${key}]`,
+              key,
+              `must be no more than ${MAX_SUBDOMAIN_LENGTH} characters`,
+            ),
+          );
         else if (!CONFIG_KEY.test(key) || key === '.' || key === '..') {
           out.push(
             issue(

@@ -4,17 +4,21 @@
  * of the wrong JSON type are reported here too, where the API server would fail to decode the body.
  */
 import { isObject, type Json, type JsonObject } from '../defaults';
+import {
+  DNS1123_LABEL_FORMAT,
+  DNS1123_SUBDOMAIN_FORMAT,
+  LABEL_VALUE_FORMAT,
+  MAX_LABEL_LENGTH,
+  MAX_SUBDOMAIN_LENGTH,
+  QUALIFIED_NAME_FORMAT,
+} from '../names';
 import { issue, type Issue } from './field';
 
-const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
-const LABEL_KEY = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const LABEL_VALUE = `(${LABEL_KEY})?`;
 const whole = (re: string): RegExp => new RegExp(`^${re}$`);
-const DNS1123_LABEL_RE = whole(DNS1123_LABEL);
-const DNS1123_SUBDOMAIN_RE = whole(DNS1123_SUBDOMAIN);
-const LABEL_KEY_RE = whole(LABEL_KEY);
-const LABEL_VALUE_RE = whole(LABEL_VALUE);
+const DNS1123_LABEL_RE = whole(DNS1123_LABEL_FORMAT);
+const DNS1123_SUBDOMAIN_RE = whole(DNS1123_SUBDOMAIN_FORMAT);
+const LABEL_KEY_RE = whole(QUALIFIED_NAME_FORMAT);
+const LABEL_VALUE_RE = whole(LABEL_VALUE_FORMAT);
 
 // Go's RegexError ends each example with ", " and joins them with " or ": hence its double spaces.
 function regexError(msg: string, re: string, ...examples: string[]): string {
@@ -27,12 +31,12 @@ const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (byteLength(value) > MAX_SUBDOMAIN_LENGTH) errs.push(maxLenError(MAX_SUBDOMAIN_LENGTH));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) {
     errs.push(
       regexError(
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        DNS1123_SUBDOMAIN,
+        DNS1123_SUBDOMAIN_FORMAT,
         'example.com',
       ),
     );
@@ -42,14 +46,14 @@ function isDNS1123Subdomain(value: string): string[] {
 
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (byteLength(value) > MAX_LABEL_LENGTH) errs.push(maxLenError(MAX_LABEL_LENGTH));
   if (!DNS1123_LABEL_RE.test(value)) {
     errs.push(
       DNS1123_SUBDOMAIN_RE.test(value)
         ? 'must not contain dots'
         : regexError(
             "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-            DNS1123_LABEL,
+            DNS1123_LABEL_FORMAT,
             'my-name',
             '123-abc',
           ),
@@ -74,25 +78,27 @@ function isQualifiedName(value: string): string[] {
     else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
   } else {
     return [
-      `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `a valid label key ${regexError(LABEL_KEY_MSG, QUALIFIED_NAME_FORMAT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
   if (name === '') errs.push('name part must be non-empty');
-  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
+  else if (byteLength(name) > MAX_LABEL_LENGTH) errs.push(`name part ${maxLenError(MAX_LABEL_LENGTH)}`);
   if (!LABEL_KEY_RE.test(name)) {
-    errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY, 'MyName', 'my.name', '123-abc')}`);
+    errs.push(
+      `name part ${regexError(LABEL_KEY_MSG, QUALIFIED_NAME_FORMAT, 'MyName', 'my.name', '123-abc')}`,
+    );
   }
   return errs;
 }
 
 function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (byteLength(value) > MAX_LABEL_LENGTH) errs.push(maxLenError(MAX_LABEL_LENGTH));
   if (!LABEL_VALUE_RE.test(value)) {
     errs.push(
       regexError(
         "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-        LABEL_VALUE,
+        LABEL_VALUE_FORMAT,
         'MyValue',
         'my_value',
         '12345',

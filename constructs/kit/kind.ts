@@ -1,0 +1,169 @@
+/**
+ * What a kind is: the options `defineKind` takes (the kind author's reference, in their JSDoc) and the kind
+ * it returns, which the renderer, the controller, the install manifests and the tests take.
+ */
+import type { Construct } from 'constructs';
+import type { ApiKind } from './api-kind';
+import type { ClusterView, ExtraWatch, Readiness, SyncStep } from './cluster-view';
+import type { KindPermission } from './permission';
+import type { CustomResource, Manifest, ResourceProps } from './resource';
+import type { CustomResourceDefinition, JSONSchemaProps, PrinterColumn, ValidationRule } from './schema';
+
+/** The category every kind's CRD carries: `kubectl get reconstruct` lists the resources of every kind. */
+export const KIND_CATEGORY = 'reconstruct';
+
+/** The CRD schema of a kind, from which its CRD YAML and its spec and status types are generated. */
+export interface KindSchema {
+  /** What a resource of this kind is, for `kubectl explain`. */
+  readonly description: string;
+  /** The schema of `spec`: an object. Defaults live here, once; the construct reads them. */
+  readonly spec: JSONSchemaProps;
+  /** The kind's own status fields; `observedGeneration` and `conditions` are added. */
+  readonly status?: Record<string, JSONSchemaProps>;
+  /** CEL rules on the whole object, for checks that span metadata and spec. */
+  readonly rules?: ValidationRule[];
+  /** Printer columns; `Ready` and `Age` are added at the end unless given. */
+  readonly columns?: PrinterColumn[];
+}
+
+/** The construct of a kind: a cdk8s construct class that adds a resource's children to `scope`. */
+export type KindConstruct<Spec> = new (scope: Construct, id: string, props: ResourceProps<Spec>) => Construct;
+
+/** What a kind's status and readiness rules see: the resource, its desired children and the cluster. */
+export interface StatusContext<Spec = unknown> {
+  /** The resource as the API server stores it (schema defaults applied). */
+  readonly resource: CustomResource<Spec>;
+  /** The children its construct synthesized, as the controller applies them. */
+  readonly children: readonly Manifest[];
+  /** The controller's caches: the children as they are, and the kind's extra watches. */
+  readonly view: ClusterView;
+  /**
+   * In the controller, when children wait for siblings (the `waitFor` child policy): what they wait for,
+   * reason `Waiting` (`Deployment web waits for Job web-migrate: not complete (1 active, 0 succeeded)`).
+   * It stands in for the children's rollup that `ready` is given.
+   */
+  readonly waiting?: Readiness;
+}
+
+/**
+ * Work on objects that are not children (NodePool's labels and taints on nodes), and what must happen
+ * before the resource may go: a plan computed from the world as the caches show it, on every reconcile.
+ * The controller adds `finalizer` to every resource of the kind before anything else.
+ *
+ * While the resource lives (`deleting` false), the controller makes the plan's patches; a wait in the plan
+ * makes the resource `Ready=False` with the wait's reason and message.
+ *
+ * Once it is being deleted (`deleting` true), the plan says what is left to undo, and the finalizer holds
+ * the resource until the plan is empty. A reconcile makes the plan's patches, and when the plan has any
+ * step (a patch just made, whose effect the next plan sees, or a wait), it keeps the finalizer, writes
+ * `Ready=False` with the first wait's reason and the waits' messages (reason `Finalizing`, naming the
+ * objects, when it only patched), emits a Warning event with them each time the message changes, and
+ * looks again when the objects' watch events come or after a backoff (5 s, doubling to 2 minutes; again
+ * from 5 s when the message changes). A reconcile whose plan is empty releases the finalizer, and the
+ * resource goes. So a wait is how a kind holds its deletion (`{ reason: 'PodsRunning', message: '2 pods
+ * still run in namespace team-a: web-1, web-2' }`), and it must end by itself once the world moves:
+ * return it only while what it waits for is there. A plan that throws holds the resource too, as a
+ * failed reconcile (an error in the log, a backoff): that is for failures, not for waiting.
+ */
+export interface KindSync<Spec = unknown> {
+  /** A qualified name, e.g. `nodes.example.com/cleanup`. */
+  readonly finalizer: string;
+  /**
+   * The patches that bring the cluster to what the resource wants, or undo them when `deleting`, and what
+   * it waits for; empty when there is nothing to do.
+   */
+  plan(resource: CustomResource<Spec>, view: ClusterView, deleting: boolean): readonly SyncStep[];
+}
+
+/**
+ * What `defineKind` takes. `Spec` is the spec as users write it (`<Kind>Spec`); `Stored` is the spec as the
+ * API server stores it, with the schema's defaults filled in (`<Kind>SpecWithDefaults`): what `status`,
+ * `ready` and `sync` see, since they run on resources read from the cluster.
+ */
+export interface KindOptions<Spec, Status extends object = object, Stored = Spec> {
+  /** `<group>/<version>`, e.g. `cache.example.com/v1alpha1`. */
+  readonly apiVersion: string;
+  /** UpperCamelCase, e.g. `Memcached`. */
+  readonly kind: string;
+  /** The lower-case plural in API paths and `kubectl get`, e.g. `memcacheds`. */
+  readonly plural: string;
+  /** @default - the kind in lower case */
+  readonly singular?: string;
+  /**
+   * The name the generated TypeScript types start with (`<typeName>Spec`, `<typeName>Status`), and `{kind}`
+   * in `reconstruct gen --types`, in kebab case. For a kind whose name alone says little (`Cluster`).
+   * @default - the kind
+   */
+  readonly typeName?: string;
+  /** @default 'Namespaced' */
+  readonly scope?: 'Namespaced' | 'Cluster';
+  /** Short names for `kubectl get`, e.g. `mc`. */
+  readonly shortNames?: string[];
+  /** CRD categories besides `reconstruct`, which every kind has. */
+  readonly categories?: string[];
+  /**
+   * The longest `metadata.name` a resource may have, when its children's names add to it: 63 less the
+   * longest suffix a child name gets whose kind takes at most 63 characters (a Service `<name>-proxy` is a
+   * DNS label: 57). Enforced at admission, by a rule on the CRD naming the field, and offline.
+   * @default 63 - the name is the value of the app.kubernetes.io/instance label on every child
+   */
+  readonly maxNameLength?: number;
+  readonly schema: KindSchema;
+  /** The construct that synthesizes a resource's children. */
+  readonly construct: KindConstruct<Spec>;
+  /**
+   * Every kind of object the construct may produce: what pruning lists, the controller watches and RBAC
+   * grants. A child of a kind not listed here is refused by `synthesize`, naming it: a problem offline,
+   * Ready=False (`InvalidSpec`) in the controller. A kind wrapped
+   * in `writeOnly` (`writeOnly(SECRET)`) is created but never read: see WriteOnlyKind.
+   */
+  readonly children: readonly ApiKind[];
+  /** The kind's own status fields, beside `observedGeneration` and `conditions`. */
+  status?(context: StatusContext<Stored>): Status;
+  /**
+   * A Ready rule of the kind's own, naming what blocks it. `children` is the rollup of the children's
+   * readiness by the rules of each kind (kstatus: a Deployment's replicas available, a Job complete, a PVC
+   * bound, ...): the first one not ready; while children wait for siblings (`waitFor`), it is the wait
+   * chain instead (reason `Waiting`, also in `context.waiting`). The rule may say more, or say why in the
+   * kind's own words (MySQL's `Upgrading`, `Migrating`), but not make the resource Ready while a child is
+   * not: then the rollup stands.
+   * @default - the children's rollup: Ready when every child is
+   */
+  ready?(context: StatusContext<Stored>, children: Readiness): Readiness;
+  /** Objects to watch besides the resources and their children; their events reconcile what they name. */
+  readonly watches?: readonly ExtraWatch[];
+  /** Work on objects that are not children, undone before deletion (see KindSync). */
+  readonly sync?: KindSync<Stored>;
+  /**
+   * What the kind's work needs beyond the derived rules: a sync's patches on what it watches (`{ type:
+   * NODE, verbs: ['patch'] }`), `bind` on a ClusterRole a child RoleBinding names (see KindPermission).
+   * @default - none: the resources, their status and finalizers, the children, and list and watch of the watches
+   */
+  readonly permissions?: readonly KindPermission[];
+}
+
+/** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
+export interface Kind<Spec = unknown, Status extends object = object, Stored = Spec> extends ApiKind {
+  readonly group: string;
+  readonly version: string;
+  /** The name the generated types start with (`<typeName>Spec`): the kind unless the definition says. */
+  readonly typeName: string;
+  /** The CustomResourceDefinition, as `kubectl apply` installs it. */
+  readonly crd: CustomResourceDefinition;
+  /** The longest `metadata.name` of a resource (see KindOptions.maxNameLength). */
+  readonly maxNameLength: number;
+  readonly schema: KindSchema;
+  readonly children: readonly ApiKind[];
+  readonly watches: readonly ExtraWatch[];
+  readonly sync?: KindSync<Stored>;
+  /** What the kind's work needs beyond the derived rules (see KindOptions.permissions). */
+  readonly permissions: readonly KindPermission[];
+  /** Adds the construct of `resource` to `scope`. Throws SpecError for a spec it cannot synthesize. */
+  build(scope: Construct, resource: CustomResource<Spec>): Construct;
+  /** `spec` with the schema's defaults filled in, as the API server would store it. */
+  withDefaults(spec: Spec): Stored;
+  /** The kind's own status fields. */
+  status(context: StatusContext<Stored>): Status;
+  /** Whether the resource is Ready, and what blocks it: the first child not ready, else the kind's rule. */
+  ready(context: StatusContext<Stored>): Readiness;
+}
