@@ -6,7 +6,7 @@
  * docs/RBAC.md says which code path uses each verb.
  */
 import { CUSTOM_RESOURCE_DEFINITION, EVENT, groupOf, isWriteOnly, type ApiKind } from './api-kind';
-import type { Kind } from './define-kind';
+import type { Kind } from './kind';
 
 /** Verbs on one resource of one API group: of every object, or of the named ones only. */
 export interface Grant {

@@ -2,9 +2,8 @@
  * The permissions a kind declares for its work (KindOptions.permissions), and their checks: what
  * `defineKind` refuses, named, before `reconstruct install` could grant it.
  */
+import { isDns1035Label } from './names';
 import { isApiKind, type ApiKind } from './api-kind';
-
-const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
  * A permission a kind's work needs beyond what the controller derives from its definition (kubebuilder's
@@ -77,7 +76,7 @@ export function permissionProblems(p: KindPermission | undefined, at: string): s
       );
     }
   }
-  if (p?.subresource !== undefined && !DNS_LABEL.test(p.subresource)) {
+  if (p?.subresource !== undefined && !isDns1035Label(p.subresource)) {
     problems.push(`${at}.subresource "${p.subresource}" must be a lower-case name such as status or scale`);
   }
   return problems;
