@@ -22,9 +22,6 @@
  * watch events (the test calls reconcile()).
  */
 import {
-  LABEL_MANAGED_BY,
-  MANAGER,
-  isWriteOnly,
   type ClusterView,
   type Kind,
   type KubeObject,
@@ -50,6 +47,7 @@ import {
   unown,
   type JsonPatchOp,
 } from './api-server';
+import { inChildCache, refuseUnread } from './caches';
 
 type Json = Record<string, unknown>;
 
@@ -95,30 +93,6 @@ export class InMemoryCluster implements ClusterView {
    * custom resources, watched kinds such as pods and nodes) unfiltered.
    */
   constructor(private readonly kinds: readonly Kind[] = []) {}
-
-  /**
-   * A kind some kinds list as write-only and none as readable: the controller has no cache of it (and no
-   * permission to read it), so asking the view about it is a bug the harness reports.
-   */
-  private unread(type: ApiKind): boolean {
-    const listed = this.kinds.flatMap((k) =>
-      k.children.filter((c) => c.apiVersion === type.apiVersion && c.plural === type.plural),
-    );
-    return listed.length > 0 && listed.every(isWriteOnly);
-  }
-
-  private refuseUnread(type: ApiKind): void {
-    if (this.unread(type)) {
-      throw new Error(`${type.apiVersion} ${type.plural} is write-only: the controller cannot read it`);
-    }
-  }
-
-  private mine(type: ApiKind, obj: KubeObject): boolean {
-    const child = this.kinds.some((k) =>
-      k.children.some((c) => c.apiVersion === type.apiVersion && c.plural === type.plural),
-    );
-    return !child || obj.metadata.labels?.[LABEL_MANAGED_BY] === MANAGER;
-  }
 
   private object(s: Stored): KubeObject {
     let obj: unknown = s.others;
@@ -262,24 +236,24 @@ export class InMemoryCluster implements ClusterView {
   }
 
   get(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined {
-    this.refuseUnread(type);
+    refuseUnread(this.kinds, type);
     const obj = this.any(type, namespace, name);
-    return obj && this.mine(type, obj) ? obj : undefined;
+    return obj && inChildCache(this.kinds, type, obj) ? obj : undefined;
   }
 
   list(type: ApiKind, namespace?: string, match?: LabelMatch): KubeObject[] {
-    this.refuseUnread(type);
+    refuseUnread(this.kinds, type);
     const prefix = `${kindKey(type)}/`;
     return [...this.stored.entries()]
       .filter(([k]) => k.startsWith(prefix))
       .map(([, s]) => this.object(s))
-      .filter((obj) => this.mine(type, obj))
+      .filter((obj) => inChildCache(this.kinds, type, obj))
       .filter((obj) => !type.namespaced || namespace === undefined || obj.metadata.namespace === namespace)
       .filter((obj) => !match || obj.metadata.labels?.[match.label] === match.value);
   }
 
   exists(type: ApiKind, namespace: string | undefined, name: string): boolean {
-    this.refuseUnread(type);
+    refuseUnread(this.kinds, type);
     return this.stored.has(key(type, namespace, name));
   }
 
