@@ -1,5 +1,50 @@
 import js from '@eslint/js';
+import comments from '@eslint-community/eslint-plugin-eslint-comments/configs';
 import tseslint from 'typescript-eslint';
+
+/**
+ * What each layer must not import: the data flow runs one way (a resource -> a construct -> synth or the
+ * controller), and inside the controller the client knows nothing of the reconcile, the reconcile nothing
+ * of the runtime that calls it, and neither anything of the install. `from` names the importing files.
+ */
+const LAYERS = [
+  {
+    from: ['constructs/**/*.ts'],
+    forbid: '^(\\.\\./)+(controller|synth|cli|testing)(/|$)',
+    why: 'constructs are pure: no controller, renderer, CLI or test harness',
+  },
+  {
+    from: ['synth/**/*.ts'],
+    forbid: '^(\\.\\./)+(controller|cli)(/|$)',
+    why: 'the offline renderer does not depend on the controller or the CLI',
+  },
+  {
+    from: ['controller/kube/**/*.ts', 'controller/*.ts'],
+    forbid:
+      '^\\.\\./(reconcile|runtime|install)(/|$)|^\\./(reconcile|runtime|install)(/|$)|^(\\.\\./)+(cli|synth)(/|$)',
+    why: 'the Kubernetes client is the bottom of the controller: it knows no reconcile, runtime or install',
+  },
+  {
+    from: ['controller/reconcile/**/*.ts'],
+    forbid: '^\\.\\./(runtime|install)(/|$)|^(\\.\\./)+(cli|synth)(/|$)',
+    why: 'a reconcile is called by the runtime and knows nothing of it (nor of the install)',
+  },
+  {
+    from: ['controller/runtime/**/*.ts'],
+    forbid: '^\\.\\./install(/|$)|^(\\.\\./)+(cli|synth)(/|$)',
+    why: 'the runtime runs reconciles; the install is a tool of the CLI',
+  },
+  {
+    from: ['controller/install/**/*.ts'],
+    forbid: '^\\.\\./(reconcile|runtime)(/|$)|^(\\.\\./)+cli(/|$)',
+    why: "the install renders the operator's manifests from the kinds, without running anything",
+  },
+  {
+    from: ['testing/**/*.ts'],
+    forbid: '^(\\.\\./)+cli(/|$)',
+    why: 'the test harness is the reconciler on an in-memory cluster, without the CLI',
+  },
+];
 
 export default tseslint.config(
   {
@@ -8,12 +53,33 @@ export default tseslint.config(
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
+  comments.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      // Files by concern, a few hundred lines at most: a longer one says why at its top, as
+      // `/* eslint-disable max-lines -- why */` (a disable without a reason is an error).
+      'max-lines': ['error', { max: 400 }],
+      '@eslint-community/eslint-comments/require-description': 'error',
+      '@eslint-community/eslint-comments/disable-enable-pair': ['error', { allowWholeFile: true }],
     },
   },
+  {
+    // Generated from the kinds' schemas and the API server's OpenAPI: as long as what they describe.
+    files: ['**/*.generated.ts'],
+    rules: { 'max-lines': 'off' },
+  },
+  {
+    // The reconcile reads as its phases: a function that does not fit a screen is two phases.
+    files: ['controller/reconcile/**/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 80 }] },
+  },
+  ...LAYERS.map(({ from, forbid, why }) => ({
+    files: from,
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: forbid, message: why }] }] },
+  })),
 );

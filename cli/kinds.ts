@@ -34,8 +34,7 @@ function registerTypeScript(path: string): void {
   tsxRegistered = true;
 }
 
-// A real dynamic import for ES modules, which the CommonJS output would otherwise turn into require().
-// eslint-disable-next-line @typescript-eslint/no-implied-eval
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a real dynamic import for ES modules, which the CommonJS output would otherwise turn into require()
 const importModule = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<unknown>;
 
 async function loadModule(path: string): Promise<unknown> {

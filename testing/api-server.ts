@@ -146,12 +146,12 @@ export function refusing(writer: Writer, refusals: ReadonlyMap<Write['verb'], Er
     };
   return {
     fieldManager: writer.fieldManager,
-    read: writer.read,
-    apply: gate('apply', writer.apply),
-    applyStatus: gate('status', writer.applyStatus),
-    mergePatch: gate('patch', writer.mergePatch),
-    jsonPatch: gate('patch', writer.jsonPatch),
-    delete: gate('delete', writer.delete),
-    create: gate('create', writer.create),
+    read: writer.read.bind(writer),
+    apply: gate('apply', writer.apply.bind(writer)),
+    applyStatus: gate('status', writer.applyStatus.bind(writer)),
+    mergePatch: gate('patch', writer.mergePatch.bind(writer)),
+    jsonPatch: gate('patch', writer.jsonPatch.bind(writer)),
+    delete: gate('delete', writer.delete.bind(writer)),
+    create: gate('create', writer.create.bind(writer)),
   };
 }

@@ -65,8 +65,7 @@ export function loadClient(options: ClientOptions = {}): KubeClient {
 
 /** For exec and auth-provider users: client-node runs the plugin or provider, and caches its tokens. */
 function clientNodeTransport(config: Kubeconfig): Transport {
-  // See the module comment: required here, not imported at the top, so Jest can load this file.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- required here, not imported at the top, so Jest can load this file (see the module comment)
   const lib = require('@kubernetes/client-node') as typeof k8s;
   const kc = new lib.KubeConfig();
   kc.loadFromClusterAndUser(config.cluster, config.user);

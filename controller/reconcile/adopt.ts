@@ -23,7 +23,7 @@ export async function adopt(
 ): Promise<void> {
   const ownerReferences = [
     ...(live.metadata.ownerReferences ?? []).filter((r) => !r.controller),
-    ...((child.metadata.ownerReferences as KubeObject['metadata']['ownerReferences']) ?? []),
+    ...(child.metadata.ownerReferences ?? []),
   ];
   await writer.mergePatch(type, live.metadata.namespace, live.metadata.name, {
     metadata: {

@@ -107,7 +107,7 @@ export const extra = (kind: Kind, watch: ExtraWatch): Watch => ({
   metadataOnly: watch.metadataOnly,
   onAdd: true,
   worthIt: watch.metadataOnly ? metadataOrSpecChanged : anyUpdate,
-  enqueue: { to: 'named', owners: watch.owners },
+  enqueue: { to: 'named', owners: (obj) => watch.owners(obj) },
 });
 
 /**

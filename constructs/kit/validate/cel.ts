@@ -45,7 +45,7 @@ function celLibrary(): { cel: typeof Cel; env: Cel.CelEnv } {
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, see above */
     const cel = require('@bufbuild/cel') as typeof Cel;
     const { strings } = require('@bufbuild/cel/ext') as typeof CelExtensions;
-    /* eslint-enable @typescript-eslint/no-require-imports */
+    /* eslint-enable @typescript-eslint/no-require-imports -- the loading ends here */
     // Kubernetes enables the strings extension for CRD rules (among others that @bufbuild/cel lacks).
     library = { cel, env: cel.celEnv({ funcs: [...strings, intOfString(cel)] }) };
   }

@@ -13,7 +13,7 @@ describe('the CEL library', () => {
       const kit = require('../../../constructs') as typeof import('../../../constructs');
       const validate =
         require('../../../constructs/kit/validate') as typeof import('../../../constructs/kit/validate');
-      /* eslint-enable @typescript-eslint/no-require-imports */
+      /* eslint-enable @typescript-eslint/no-require-imports -- the loading ends here */
       const balancer = (name: string) =>
         resource(
           kit.balancerKind.crd,

@@ -2,7 +2,7 @@
  * The watch table: what each kind watches, read as data. A kind with a write-only child and an extra watch
  * shows every kind of row.
  */
-import { LABEL_MANAGED_BY, LABEL_PART_OF, MANAGER, type Kind } from '../../../constructs/kit';
+import { LABEL_MANAGED_BY, LABEL_PART_OF, MANAGER } from '../../../constructs/kit';
 import { mysqlClusterKind } from '../../../constructs/mysql-cluster';
 import { nodePoolKind } from '../../../constructs/node-pool';
 import { anyUpdate, metadataOrSpecChanged } from '../../../controller/runtime/predicates';
@@ -11,7 +11,7 @@ import { nameOnly, watchTable, type Watch } from '../../../controller/runtime/wa
 const row = (w: Watch) => `${w.kind.kind} ${w.cache} ${w.type.kind} -> ${w.enqueue.to}`;
 
 describe('watchTable', () => {
-  const table = watchTable([mysqlClusterKind as Kind, nodePoolKind as Kind]);
+  const table = watchTable([mysqlClusterKind, nodePoolKind]);
 
   it('lists the resources first, then children and their existence caches, then the extra watches', () => {
     expect(table.map(row)).toEqual([
@@ -57,6 +57,8 @@ describe('watchTable', () => {
     const nodes = table.find((w) => w.enqueue.to === 'named')!;
     const watch = nodePoolKind.watches[0];
     expect(nodes).toMatchObject({ kind: nodePoolKind, type: watch.type, worthIt: anyUpdate });
-    expect(nodes.enqueue).toEqual({ to: 'named', owners: watch.owners });
+    const member = { metadata: { name: 'n1', labels: { 'node-role.kubernetes.io/gpu': '' } } };
+    if (nodes.enqueue.to !== 'named') throw new Error('not a named enqueue');
+    expect(nodes.enqueue.owners(member)).toEqual([{ name: 'gpu' }]);
   });
 });
