@@ -45,7 +45,12 @@ describe.each(builtinKinds.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, 
     for (const field of fields) {
       for (const value of VALUES) {
         const resource = withString(sample(kind), field, value, specSchema(kind));
-        const { manifests, problems } = renderResources([resource], { kinds: [kind] });
+        // The children's own checks are not what this test is about (test/synth/child-validation.test.ts):
+        // off, a value they would refuse is written and read back too, in 15 % less time.
+        const { manifests, problems } = renderResources([resource], {
+          kinds: [kind],
+          validateChildren: false,
+        });
         if (problems.length > 0 || manifests.length === 0) continue; // the schema or the construct refuses it
         exercised.add(field.path.join('.'));
         const text = toYamlStream(manifests);
