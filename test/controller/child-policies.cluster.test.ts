@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { toYaml } from '../../synth/yaml';
 import { policyDemoKind, type PolicyDemoSpec } from '../fixtures/kinds/policy-demo';
-import { type RunningController, startController } from '../support/controller';
+import { leads, type RunningController, startController, watchingOnly } from '../support/controller';
 import {
   applyYaml,
   createNamespace,
@@ -33,20 +33,13 @@ const start = async () => {
     '--kinds',
     MODULE,
     '--no-builtin-kinds',
-    '--namespaces',
-    ns,
-    '--leader-elect',
-    '--lease-name',
-    lease,
-    '--lease-namespace',
-    ns,
+    ...watchingOnly(ns, lease),
     '--lease-duration',
     '6',
   ]);
   running.push(c);
   return c;
 };
-const leads = (c: RunningController) => c.logs.some((l) => l.includes('"became leader"'));
 
 beforeAll(async () => {
   applyYaml(toYaml(policyDemoKind.crd));
