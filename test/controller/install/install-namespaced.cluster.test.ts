@@ -18,6 +18,7 @@ import {
 } from '../../support/kubectl';
 import { type RunningController, startController } from '../../support/controller';
 import { tokenKubeconfig } from '../../support/controller-role';
+import { memcached } from '../../fixtures/resources';
 
 jest.setTimeout(180_000);
 
@@ -45,13 +46,6 @@ const canI = (verb: string, resource: string, namespace?: string) =>
     { allowFail: true },
   ).stdout.trim();
 
-const memcached = (name: string, namespace: string) =>
-  JSON.stringify({
-    apiVersion: 'cache.example.com/v1alpha1',
-    kind: 'Memcached',
-    metadata: { name, namespace },
-    spec: { size: 1 },
-  });
 const readiness = (name: string, namespace: string) =>
   getJson<{ status?: { conditions?: { type: string; status: string }[] } }>([
     'memcached',
@@ -111,8 +105,8 @@ describe('reconstruct install --namespaces', () => {
       '--lease-name',
       uniqueName('lease'),
     ]);
-    applyYaml(memcached('mc', a));
-    applyYaml(memcached('mc', other));
+    applyYaml(JSON.stringify(memcached('mc', { size: 1 }, a)));
+    applyYaml(JSON.stringify(memcached('mc', { size: 1 }, other)));
     await waitFor(() => readiness('mc', a) === 'True', {
       what: `memcached ${a}/mc Ready`,
       timeoutMs: 90_000,
