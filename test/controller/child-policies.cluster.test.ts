@@ -5,7 +5,6 @@
  * the same children without policies and see each test fail.
  */
 import { join } from 'node:path';
-import { toYaml } from '../../synth/yaml';
 import { policyDemoKind, type PolicyDemoSpec } from '../fixtures/kinds/policy-demo';
 import { leads, type RunningController, startController, watchingOnly } from '../support/controller';
 import {
@@ -14,6 +13,7 @@ import {
   deleteNamespace,
   exists,
   getJson,
+  installCrds,
   kubectl,
   readyCondition,
   uniqueName,
@@ -42,8 +42,7 @@ const start = async () => {
 };
 
 beforeAll(async () => {
-  applyYaml(toYaml(policyDemoKind.crd));
-  kubectl(['wait', '--for=condition=Established', `crd/${policyDemoKind.plural}.policies.example.com`]);
+  installCrds([policyDemoKind]);
   ns = createNamespace('policies');
   lease = uniqueName('lease');
   await start();

@@ -4,6 +4,7 @@
  * KUBECONFIG it exports. No Kubernetes client library is involved.
  */
 import { spawnSync } from 'child_process';
+import type { Kind } from '../../constructs/kit';
 
 export interface KubectlResult {
   stdout: string;
@@ -151,4 +152,10 @@ export function readyCondition(
     name,
     ...(namespace ? ['-n', namespace] : []),
   ]).status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+/** Applies each kind's CustomResourceDefinition and waits until the API server serves it (Established). */
+export function installCrds(kinds: readonly Pick<Kind, 'crd'>[]): void {
+  for (const { crd } of kinds) applyYaml(JSON.stringify(crd));
+  kubectl(['wait', '--for=condition=Established', ...kinds.map(({ crd }) => `crd/${crd.metadata.name}`)]);
 }
