@@ -11,6 +11,7 @@ import {
   applyYaml,
   createNamespace,
   deleteNamespace,
+  events,
   exists,
   getJson,
   installCrds,
@@ -67,13 +68,7 @@ const get = <T>(kind: string, name: string) => getJson<T>([kind, name, '-n', ns]
 const token = (name: string) =>
   Buffer.from(get<{ data: { token: string } }>('secret', `${name}-token`).data.token, 'base64').toString();
 const eventsOf = (name: string, reason: string) =>
-  getJson<{ items: { message: string }[] }>([
-    'events',
-    '-n',
-    ns,
-    '--field-selector',
-    `involvedObject.name=${name},reason=${reason}`,
-  ]).items.map((e) => e.message);
+  events(ns, `involvedObject.name=${name},reason=${reason}`).map((e) => e.message);
 const inNamespace = (kind: string, name: string) => exists([kind, name, '-n', ns]);
 
 it('create-only: the generated value survives a spec change, a restart and a failover; a deleted Secret is made anew', async () => {

@@ -13,7 +13,16 @@ import { ORDERED_DELETION_FINALIZER } from '../../controller/reconcile/ordered-d
 import { TENANT_FINALIZER, tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 import { type RunningController, startController } from '../support/controller';
 import { CONTROLLER_USER } from '../support/controller-role';
-import { applyYaml, exists, getJson, installCrds, kubectl, uniqueName, waitFor } from '../support/kubectl';
+import {
+  applyYaml,
+  events,
+  exists,
+  getJson,
+  installCrds,
+  kubectl,
+  uniqueName,
+  waitFor,
+} from '../support/kubectl';
 
 jest.setTimeout(180_000);
 
@@ -108,14 +117,7 @@ it('hands out admin in the namespace it makes, holds its deletion while pods run
   expect(held.metadata.finalizers).toEqual([TENANT_FINALIZER, ORDERED_DELETION_FINALIZER]);
   expect(held.status?.observedGeneration).toBe(held.metadata.generation);
   // Events about cluster-scoped objects are in default.
-  const warnings = () =>
-    getJson<{ items: { type: string; message: string; count?: number }[] }>([
-      'events',
-      '-n',
-      'default',
-      '--field-selector',
-      `involvedObject.name=${tenant},reason=PodsRunning`,
-    ]).items;
+  const warnings = () => events('default', `involvedObject.name=${tenant},reason=PodsRunning`);
   await waitFor(() => warnings().length > 0, { what: 'the Warning event' });
   expect(warnings()).toEqual([expect.objectContaining({ type: 'Warning', message })]);
   // The namespace and its pod stay: the garbage collector deletes the Namespace only once its owner is gone.

@@ -159,3 +159,18 @@ export function installCrds(kinds: readonly Pick<Kind, 'crd'>[]): void {
   for (const { crd } of kinds) applyYaml(JSON.stringify(crd));
   kubectl(['wait', '--for=condition=Established', ...kinds.map(({ crd }) => `crd/${crd.metadata.name}`)]);
 }
+
+/** An Event, as much of `kubectl get events -o json` as the tests read. */
+export interface KubeEvent {
+  type: string;
+  reason: string;
+  message: string;
+  count?: number;
+  involvedObject: { kind: string; name: string };
+}
+
+/** The Events in `namespace` that `fieldSelector` selects (e.g. `involvedObject.name=db,reason=Created`). */
+export function events(namespace: string, fieldSelector: string): KubeEvent[] {
+  return getJson<{ items: KubeEvent[] }>(['events', '-n', namespace, '--field-selector', fieldSelector])
+    .items;
+}

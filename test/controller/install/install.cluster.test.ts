@@ -11,6 +11,7 @@ import {
   applyYaml,
   createNamespace,
   deleteNamespace,
+  events,
   exists,
   getJson,
   kubectl,
@@ -247,22 +248,7 @@ describe('reconstruct install', () => {
       expect(exists(['secret', 'my-root-password', '-n', ns])).toBe(true);
       // A child deleted by someone is made again and announced: the controller may record events.
       kubectl(['delete', 'service', 'mc', '-n', ns]);
-      await waitFor(
-        () =>
-          kubectl([
-            'get',
-            'events',
-            '-n',
-            ns,
-            '--field-selector',
-            'reason=Created',
-            '-o',
-            'name',
-          ]).stdout.trim() !== '',
-        {
-          what: 'Created events',
-        },
-      );
+      await waitFor(() => events(ns, 'reason=Created').length > 0, { what: 'Created events' });
       // RBAC denials read 'is forbidden: User "system:serviceaccount:..." cannot ...'.
       expect(controller.logs.filter((l) => /forbidden: User/i.test(l))).toEqual([]);
 
