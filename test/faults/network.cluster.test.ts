@@ -18,6 +18,7 @@ import {
 import { apiServer, FaultProxy, kubeconfigThrough } from './proxy';
 import { controllerKubeconfig } from '../support/controller-role';
 import { record } from './support';
+import { sleep } from '../../controller/abortable';
 
 jest.setTimeout(240_000);
 
@@ -30,7 +31,6 @@ const replicas = (name: string) =>
   getJson<{ spec: { replicas: number } }>(['deployment', name, '-n', ns]).spec.replicas;
 const requests = async () => counter(await controller.metrics(), 'reconstruct_api_requests_total');
 const dead = () => controller.logs.filter((l) => l.includes('watch connection dead')).length;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   ns = createNamespace('net');

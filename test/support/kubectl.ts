@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'child_process';
 import type { Kind } from '../../constructs/kit';
+import { sleep } from '../../controller/abortable';
 
 export interface KubectlResult {
   stdout: string;
@@ -88,8 +89,6 @@ export interface WaitOptions {
   /** What is being waited for, for the error message. */
   what: string;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Polls fn until it returns a truthy value (returned) or the timeout passes (throws, naming
