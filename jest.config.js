@@ -1,14 +1,16 @@
 /** Two projects: `unit` needs nothing but Node; `cluster` needs a real API server (see scripts/cluster). */
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  roots: ['<rootDir>/test'],
+};
 
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
     {
+      ...common,
       displayName: 'unit',
-      testEnvironment: 'node',
-      transform,
-      roots: ['<rootDir>/test'],
       testMatch: ['**/*.test.ts'],
       testPathIgnorePatterns: ['\\.cluster\\.test\\.ts$'],
       // The package's own name, for what imports it as a user would (the docs' code blocks, test/docs).
@@ -18,10 +20,8 @@ module.exports = {
       },
     },
     {
+      ...common,
       displayName: 'cluster',
-      testEnvironment: 'node',
-      transform,
-      roots: ['<rootDir>/test'],
       testMatch: ['**/*.cluster.test.ts'],
       // Every controller runs with the install's derived RBAC; a 403 fails the test (test/support/forbidden.ts).
       setupFilesAfterEnv: ['<rootDir>/test/support/forbidden.ts'],

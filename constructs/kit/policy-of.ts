@@ -25,7 +25,8 @@ export interface ParsedChildPolicy {
   readonly replace: boolean;
 }
 
-const NO_POLICY: ParsedChildPolicy = {
+/** The policy of a child without our annotations: applied and pruned like any other. */
+export const NO_POLICY: ParsedChildPolicy = {
   createOnly: false,
   retain: false,
   replace: false,

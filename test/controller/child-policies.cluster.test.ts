@@ -5,15 +5,16 @@
  * the same children without policies and see each test fail.
  */
 import { join } from 'node:path';
-import { toYaml } from '../../synth/yaml';
 import { policyDemoKind, type PolicyDemoSpec } from '../fixtures/kinds/policy-demo';
-import { type RunningController, startController } from '../support/controller';
+import { leads, type RunningController, startController, watchingOnly } from '../support/controller';
 import {
   applyYaml,
   createNamespace,
   deleteNamespace,
+  events,
   exists,
   getJson,
+  installCrds,
   kubectl,
   readyCondition,
   uniqueName,
@@ -33,24 +34,16 @@ const start = async () => {
     '--kinds',
     MODULE,
     '--no-builtin-kinds',
-    '--namespaces',
-    ns,
-    '--leader-elect',
-    '--lease-name',
-    lease,
-    '--lease-namespace',
-    ns,
+    ...watchingOnly(ns, lease),
     '--lease-duration',
     '6',
   ]);
   running.push(c);
   return c;
 };
-const leads = (c: RunningController) => c.logs.some((l) => l.includes('"became leader"'));
 
 beforeAll(async () => {
-  applyYaml(toYaml(policyDemoKind.crd));
-  kubectl(['wait', '--for=condition=Established', `crd/${policyDemoKind.plural}.policies.example.com`]);
+  installCrds([policyDemoKind]);
   ns = createNamespace('policies');
   lease = uniqueName('lease');
   await start();
@@ -75,13 +68,7 @@ const get = <T>(kind: string, name: string) => getJson<T>([kind, name, '-n', ns]
 const token = (name: string) =>
   Buffer.from(get<{ data: { token: string } }>('secret', `${name}-token`).data.token, 'base64').toString();
 const eventsOf = (name: string, reason: string) =>
-  getJson<{ items: { message: string }[] }>([
-    'events',
-    '-n',
-    ns,
-    '--field-selector',
-    `involvedObject.name=${name},reason=${reason}`,
-  ]).items.map((e) => e.message);
+  events(ns, `involvedObject.name=${name},reason=${reason}`).map((e) => e.message);
 const inNamespace = (kind: string, name: string) => exists([kind, name, '-n', ns]);
 
 it('create-only: the generated value survives a spec change, a restart and a failover; a deleted Secret is made anew', async () => {

@@ -10,17 +10,24 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { sleep } from '../../controller/abortable';
 import { ORDERED_DELETION_FINALIZER } from '../../controller/reconcile/ordered-deletion';
-import { toYaml } from '../../synth/yaml';
 import { TENANT_FINALIZER, tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 import { type RunningController, startController } from '../support/controller';
 import { CONTROLLER_USER } from '../support/controller-role';
-import { applyYaml, exists, getJson, kubectl, uniqueName, waitFor } from '../support/kubectl';
+import {
+  applyYaml,
+  events,
+  exists,
+  getJson,
+  installCrds,
+  kubectl,
+  uniqueName,
+  waitFor,
+} from '../support/kubectl';
 
 jest.setTimeout(180_000);
 
 const CLI = join(__dirname, '../../dist/cli/main.js');
 const MODULE = join(__dirname, '../fixtures/kinds/tenant-namespace.ts');
-const CRD = `${tenantNamespaceKind.plural}.${tenantNamespaceKind.group}`;
 
 let controller: RunningController | undefined;
 let tenant: string;
@@ -39,8 +46,7 @@ const read = () => getJson<Tenant>(['tenantnamespace', tenant]);
 const ready = () => read().status?.conditions?.find((c) => c.type === 'Ready');
 
 beforeAll(async () => {
-  applyYaml(toYaml(tenantNamespaceKind.crd));
-  kubectl(['wait', '--for=condition=Established', `crd/${CRD}`]);
+  installCrds([tenantNamespaceKind]);
   tenant = uniqueName('tenant');
   controller = await startController(['--kinds', MODULE, '--no-builtin-kinds']);
 });
@@ -111,14 +117,7 @@ it('hands out admin in the namespace it makes, holds its deletion while pods run
   expect(held.metadata.finalizers).toEqual([TENANT_FINALIZER, ORDERED_DELETION_FINALIZER]);
   expect(held.status?.observedGeneration).toBe(held.metadata.generation);
   // Events about cluster-scoped objects are in default.
-  const warnings = () =>
-    getJson<{ items: { type: string; message: string; count?: number }[] }>([
-      'events',
-      '-n',
-      'default',
-      '--field-selector',
-      `involvedObject.name=${tenant},reason=PodsRunning`,
-    ]).items;
+  const warnings = () => events('default', `involvedObject.name=${tenant},reason=PodsRunning`);
   await waitFor(() => warnings().length > 0, { what: 'the Warning event' });
   expect(warnings()).toEqual([expect.objectContaining({ type: 'Warning', message })]);
   // The namespace and its pod stay: the garbage collector deletes the Namespace only once its owner is gone.

@@ -5,6 +5,7 @@
  */
 import { startDriver, type Driver } from './drivers/process';
 import { createNamespace, deleteNamespace, getJson, kubectl, uniqueName } from '../support/kubectl';
+import { sleep } from '../../controller/abortable';
 
 jest.setTimeout(120_000);
 
@@ -38,7 +39,6 @@ function candidate(identity: string): Driver {
   return driver;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const readLease = () => getJson<Lease>(['lease', lease, '-n', ns]).spec;
 const started = (line: { t: string }) => line.t === 'started';
 

@@ -13,7 +13,8 @@ import {
   uniqueName,
   waitFor,
 } from '../support/kubectl';
-import { counter, RunningController, startController } from '../support/controller';
+import { counter, leads, RunningController, startController, watchingOnly } from '../support/controller';
+import { memcached as fixture } from '../fixtures/resources';
 
 jest.setTimeout(180_000);
 
@@ -33,13 +34,7 @@ afterAll(async () => {
   if (ns) deleteNamespace(ns);
 });
 
-const memcached = (name: string, size: number) =>
-  JSON.stringify({
-    apiVersion: 'cache.example.com/v1alpha1',
-    kind: 'Memcached',
-    metadata: { name, namespace: ns },
-    spec: { size },
-  });
+const memcached = (name: string, size: number) => JSON.stringify(fixture(name, { size }, ns));
 const replicas = (name: string) =>
   getJson<{ spec: { replicas: number } }>(['deployment', name, '-n', ns]).spec.replicas;
 const readyStatus = (name: string) =>
@@ -90,20 +85,9 @@ it('sends no write request when a resync finds everything converged', async () =
 
 it('elects one leader; the standby takes over within the lease duration when the leader dies', async () => {
   const lease = uniqueName('lease');
-  const args = [
-    '--namespaces',
-    ns,
-    '--leader-elect',
-    '--lease-name',
-    lease,
-    '--lease-namespace',
-    ns,
-    '--lease-duration',
-    '6',
-  ];
+  const args = [...watchingOnly(ns, lease), '--lease-duration', '6'];
   const a = await start(args);
   const b = await start(args);
-  const leads = (c: RunningController) => c.logs.some((l) => l.includes('"became leader"'));
   const leader = await waitFor(() => (leads(a) ? a : leads(b) ? b : undefined), { what: 'a leader' });
   const standby = leader === a ? b : a;
   await new Promise((r) => setTimeout(r, 2000));

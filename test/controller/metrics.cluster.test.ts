@@ -2,7 +2,8 @@
  * The controller's metrics under the names controller-runtime and client-go export, scraped from the live
  * controller: each family is there, with the labels dashboards select on, and moves as the work does.
  */
-import { type RunningController, counter, startController } from '../support/controller';
+import { type RunningController, counter, startController, watchingOnly } from '../support/controller';
+import { memcached } from '../fixtures/resources';
 import {
   applyYaml,
   createNamespace,
@@ -21,15 +22,7 @@ let controller: RunningController;
 beforeAll(async () => {
   ns = createNamespace('metrics');
   lease = uniqueName('lease');
-  controller = await startController([
-    '--namespaces',
-    ns,
-    '--leader-elect',
-    '--lease-name',
-    lease,
-    '--lease-namespace',
-    ns,
-  ]);
+  controller = await startController(watchingOnly(ns, lease));
 });
 afterAll(async () => {
   await controller?.stop('SIGKILL');
@@ -73,14 +66,7 @@ it('exports controller-runtime’s and client-go’s families, which move as the
   expect(sample(before, 'controller_runtime_reconcile_errors_total', 'controller="memcached"')).toBe(0);
   expect(sample(before, 'workqueue_retries_total', 'name="reconstruct"')).toBe(0);
 
-  applyYaml(
-    JSON.stringify({
-      apiVersion: 'cache.example.com/v1alpha1',
-      kind: 'Memcached',
-      metadata: { name: 'm', namespace: ns },
-      spec: { size: 1 },
-    }),
-  );
+  applyYaml(JSON.stringify(memcached('m', { size: 1 }, ns)));
   await waitFor(
     () =>
       getJson<{ status?: { conditions?: { type: string; status: string }[] } }>([
@@ -94,12 +80,12 @@ it('exports controller-runtime’s and client-go’s families, which move as the
   const after = await controller.metrics();
   const grew = (name: string, filter?: (labels: string) => boolean) =>
     counter(after, name, filter) - counter(before, name, filter);
-  const memcached = (labels: string) => labels.includes('controller="memcached"');
-  expect(grew('controller_runtime_reconcile_total', memcached)).toBeGreaterThanOrEqual(2);
+  const ofMemcached = (labels: string) => labels.includes('controller="memcached"');
+  expect(grew('controller_runtime_reconcile_total', ofMemcached)).toBeGreaterThanOrEqual(2);
   expect(
-    grew('controller_runtime_reconcile_total', (l) => memcached(l) && l.includes('result="requeue_after"')),
+    grew('controller_runtime_reconcile_total', (l) => ofMemcached(l) && l.includes('result="requeue_after"')),
   ).toBeGreaterThanOrEqual(1);
-  expect(grew('controller_runtime_reconcile_time_seconds_count', memcached)).toBeGreaterThanOrEqual(2);
+  expect(grew('controller_runtime_reconcile_time_seconds_count', ofMemcached)).toBeGreaterThanOrEqual(2);
   expect(grew('workqueue_adds_total')).toBeGreaterThanOrEqual(2);
   expect(grew('workqueue_queue_duration_seconds_count')).toBeGreaterThanOrEqual(2);
   expect(grew('workqueue_work_duration_seconds_count')).toBeGreaterThanOrEqual(2);

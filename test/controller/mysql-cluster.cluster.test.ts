@@ -4,7 +4,7 @@
  * restart), scaling, a version upgrade and a refused downgrade, the user's own Secret, a foreign
  * StatefulSet in the way, and deletion that keeps the data claims.
  */
-import { type RunningController, startController } from '../support/controller';
+import { type RunningController, startController, watchingOnly } from '../support/controller';
 import {
   applyYaml,
   createNamespace,
@@ -22,15 +22,7 @@ let ns: string;
 let lease: string;
 let controller: RunningController | undefined;
 const start = async () => {
-  controller = await startController([
-    '--namespaces',
-    ns,
-    '--leader-elect',
-    '--lease-name',
-    lease,
-    '--lease-namespace',
-    ns,
-  ]);
+  controller = await startController(watchingOnly(ns, lease));
 };
 
 beforeAll(async () => {

@@ -7,7 +7,6 @@
  */
 import { join } from 'node:path';
 import { sleep } from '../../controller/abortable';
-import { toYaml } from '../../synth/yaml';
 import { webAppKind, type WebAppSpec } from '../fixtures/kinds/web-app';
 import { type RunningController, startController } from '../support/controller';
 import {
@@ -16,6 +15,7 @@ import {
   deleteNamespace,
   exists,
   getJson,
+  installCrds,
   kubectl,
   readyCondition,
   waitFor,
@@ -29,8 +29,7 @@ let ns: string;
 let controller: RunningController | undefined;
 
 beforeAll(async () => {
-  applyYaml(toYaml(webAppKind.crd));
-  kubectl(['wait', '--for=condition=Established', 'crd/webapps.apps.example.com']);
+  installCrds([webAppKind]);
   ns = createNamespace('ordering');
   controller = await startController(['--kinds', MODULE, '--no-builtin-kinds', '--namespaces', ns]);
 });

@@ -5,10 +5,17 @@
  * Deployment an autoscaler targets is created with the spec's replicas and left to the autoscaler after.
  */
 import { join } from 'node:path';
-import { toYaml } from '../../synth/yaml';
 import { cacheClusterKind, webAppKind, type WebAppSpec } from '../fixtures/kinds/web-app';
 import { type RunningController, startController } from '../support/controller';
-import { applyYaml, createNamespace, deleteNamespace, getJson, kubectl, waitFor } from '../support/kubectl';
+import {
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  installCrds,
+  kubectl,
+  waitFor,
+} from '../support/kubectl';
 
 jest.setTimeout(180_000);
 
@@ -18,13 +25,7 @@ let ns: string;
 let controller: RunningController | undefined;
 
 beforeAll(async () => {
-  for (const kind of [webAppKind, cacheClusterKind]) applyYaml(toYaml(kind.crd));
-  kubectl([
-    'wait',
-    '--for=condition=Established',
-    'crd/webapps.apps.example.com',
-    'crd/cacheclusters.apps.example.com',
-  ]);
+  installCrds([webAppKind, cacheClusterKind]);
   ns = createNamespace('selectors');
   controller = await startController(['--kinds', MODULE, '--no-builtin-kinds', '--namespaces', ns]);
 });

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { createNamespace, deleteNamespace, exists, kubectl, waitFor } from '../support/kubectl';
+import { createNamespace, deleteNamespace, events, exists, kubectl, waitFor } from '../support/kubectl';
 import { RunningController, startController } from '../support/controller';
 import { apply, get, type Obj } from './walkthrough-objects';
 
@@ -119,20 +119,9 @@ describe('DatabaseManager (seed 003)', () => {
     );
     expect(condition.status).toBe('False');
     expect(condition.message).toContain('already exists and is not managed by DatabaseManager');
-    await waitFor(
-      () =>
-        kubectl([
-          'get',
-          'events',
-          '-n',
-          ns,
-          '--field-selector',
-          'involvedObject.name=collides,reason=ErrResourceExists',
-          '-o',
-          'name',
-        ]).stdout.trim() !== '',
-      { what: 'a Warning event ErrResourceExists' },
-    );
+    await waitFor(() => events(ns, 'involvedObject.name=collides,reason=ErrResourceExists').length > 0, {
+      what: 'a Warning event ErrResourceExists',
+    });
     const after = get(['deployment', 'taken', '-n', ns]);
     expect(after.metadata.annotations).toEqual(before.metadata.annotations);
     expect(after.spec).toEqual(before.spec);

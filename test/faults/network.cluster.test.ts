@@ -6,10 +6,19 @@
  */
 import { memcached as fixture } from '../fixtures/resources';
 import { counter, startController, type RunningController } from '../support/controller';
-import { applyYaml, createNamespace, deleteNamespace, getJson, kubectl, waitFor } from '../support/kubectl';
+import {
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  events,
+  getJson,
+  kubectl,
+  waitFor,
+} from '../support/kubectl';
 import { apiServer, FaultProxy, kubeconfigThrough } from './proxy';
 import { controllerKubeconfig } from '../support/controller-role';
 import { record } from './support';
+import { sleep } from '../../controller/abortable';
 
 jest.setTimeout(240_000);
 
@@ -22,7 +31,6 @@ const replicas = (name: string) =>
   getJson<{ spec: { replicas: number } }>(['deployment', name, '-n', ns]).spec.replicas;
 const requests = async () => counter(await controller.metrics(), 'reconstruct_api_requests_total');
 const dead = () => controller.logs.filter((l) => l.includes('watch connection dead')).length;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   ns = createNamespace('net');
@@ -127,10 +135,7 @@ it('a 20 s partition: the change made during it is acted on once it heals; event
   const eventsAt = Date.now();
   const sent = await waitFor(
     () => {
-      const events = getJson<{
-        items: { message: string; count?: number; involvedObject: { name: string } }[];
-      }>(['events', '-n', ns, '--field-selector', 'reason=Created']).items;
-      const recorded = events.map((e) => `${e.involvedObject.name}: ${e.message}`);
+      const recorded = events(ns, 'reason=Created').map((e) => `${e.involvedObject.name}: ${e.message}`);
       const missing = emitted().filter((e) => !recorded.includes(e));
       if (missing.length > 0) throw new Error(`not recorded yet: ${missing.join('; ')}`);
       return recorded;

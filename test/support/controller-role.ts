@@ -72,6 +72,15 @@ export function serviceAccountKubeconfig(name: string, namespace: string, rules:
   kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=reconstruct-tests', '-f', '-'], {
     input: objects.map((o) => JSON.stringify(o)).join('\n---\n'),
   });
+  return tokenKubeconfig(name, namespace);
+}
+
+/**
+ * A kubeconfig (its path) for the API server of KUBECONFIG that authenticates as the existing
+ * ServiceAccount `namespace/name` (one this file made, or an install's), with a token from the TokenRequest
+ * API.
+ */
+export function tokenKubeconfig(name: string, namespace: string): string {
   const token = kubectl(['create', 'token', name, '-n', namespace, '--duration', '2h']).stdout.trim();
   const admin = JSON.parse(kubectl(['config', 'view', '--raw', '--minify', '-o', 'json']).stdout) as {
     clusters: { cluster: object }[];

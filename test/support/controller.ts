@@ -152,3 +152,12 @@ export function counter(
   }
   return total;
 }
+
+/** Flags for a controller that watches only `namespace` and holds its leader lease `lease` there. */
+export function watchingOnly(namespace: string, lease: string): string[] {
+  return ['--namespaces', namespace, '--leader-elect', '--lease-name', lease, '--lease-namespace', namespace];
+}
+
+/** Whether the controller has logged that it became the leader. */
+export const leads = (controller: RunningController): boolean =>
+  controller.logs.some((l) => l.includes('"became leader"'));

@@ -4,6 +4,8 @@
  * KUBECONFIG it exports. No Kubernetes client library is involved.
  */
 import { spawnSync } from 'child_process';
+import type { Kind } from '../../constructs/kit';
+import { sleep } from '../../controller/abortable';
 
 export interface KubectlResult {
   stdout: string;
@@ -88,8 +90,6 @@ export interface WaitOptions {
   what: string;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Polls fn until it returns a truthy value (returned) or the timeout passes (throws, naming
  * `what` and the last value or error seen).
@@ -151,4 +151,25 @@ export function readyCondition(
     name,
     ...(namespace ? ['-n', namespace] : []),
   ]).status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+/** Applies each kind's CustomResourceDefinition and waits until the API server serves it (Established). */
+export function installCrds(kinds: readonly Pick<Kind, 'crd'>[]): void {
+  for (const { crd } of kinds) applyYaml(JSON.stringify(crd));
+  kubectl(['wait', '--for=condition=Established', ...kinds.map(({ crd }) => `crd/${crd.metadata.name}`)]);
+}
+
+/** An Event, as much of `kubectl get events -o json` as the tests read. */
+export interface KubeEvent {
+  type: string;
+  reason: string;
+  message: string;
+  count?: number;
+  involvedObject: { kind: string; name: string };
+}
+
+/** The Events in `namespace` that `fieldSelector` selects (e.g. `involvedObject.name=db,reason=Created`). */
+export function events(namespace: string, fieldSelector: string): KubeEvent[] {
+  return getJson<{ items: KubeEvent[] }>(['events', '-n', namespace, '--field-selector', fieldSelector])
+    .items;
 }

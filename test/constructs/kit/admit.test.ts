@@ -2,13 +2,13 @@ import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   Memcached,
-  SpecError,
   admitSpec,
   memcachedKind,
   synthesize,
   type JSONSchemaProps,
   type MemcachedSpec,
 } from '../../../constructs';
+import { specError } from '../manifests';
 
 /** A spec schema with a default, a bound, an enum, a pattern and a CEL rule. */
 const SCHEMA: JSONSchemaProps = {
@@ -35,16 +35,6 @@ class Probe extends Construct {
   }
 }
 
-function errorOf(fn: () => unknown): SpecError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SpecError) return err;
-    throw err;
-  }
-  throw new Error('no SpecError thrown');
-}
-
 const chart = () => new Chart(new App(), 'chart');
 
 describe('admitSpec', () => {
@@ -55,7 +45,7 @@ describe('admitSpec', () => {
   });
 
   it("refuses a spec in the API server's words, naming the first field and listing every problem", () => {
-    const error = errorOf(() => new Probe(chart(), { size: -1, tier: 'bronze', name: 'A' }));
+    const error = specError(() => new Probe(chart(), { size: -1, tier: 'bronze', name: 'A' }));
     expect(error.field).toBe('spec.size');
     expect(error.message).toBe(
       'spec.size: Invalid value: -1: spec.size in body should be greater than or equal to 0; ' +
@@ -67,13 +57,13 @@ describe('admitSpec', () => {
   });
 
   it('runs the CEL rules of the spec', () => {
-    expect(errorOf(() => new Probe(chart(), { size: 1, ports: [80] })).message).toBe(
+    expect(specError(() => new Probe(chart(), { size: 1, ports: [80] })).message).toBe(
       'spec.ports: Invalid value: ports must be above 1024',
     );
   });
 
   it('reports a required field missing and a field the schema does not know', () => {
-    const error = errorOf(() => new Probe(chart(), { replicas: 3 }));
+    const error = specError(() => new Probe(chart(), { replicas: 3 }));
     expect(error.message).toContain('unknown field "spec.replicas"');
     expect(error.message).toContain('spec.size: Required value');
   });
@@ -87,7 +77,7 @@ describe('admitSpec', () => {
 
 describe('a construct built directly in a cdk8s app', () => {
   it('checks its spec against the kind schema, as kubectl apply would', () => {
-    const error = errorOf(() => new Memcached(chart(), 'cache', { name: 'cache', spec: { size: -2 } }));
+    const error = specError(() => new Memcached(chart(), 'cache', { name: 'cache', spec: { size: -2 } }));
     expect(error.message).toBe(
       'spec.size: Invalid value: -2: spec.size in body should be greater than or equal to 0',
     );
@@ -100,7 +90,7 @@ describe('a construct built directly in a cdk8s app', () => {
       metadata: { name: 'cache', namespace: 'default' },
       spec: { size: -2 } as MemcachedSpec,
     };
-    expect(errorOf(() => synthesize(memcachedKind, resource)).field).toBe('spec.size');
+    expect(specError(() => synthesize(memcachedKind, resource)).field).toBe('spec.size');
     const deployment = synthesize(memcachedKind, resource, { admitted: true }).find(
       (c) => c.kind === 'Deployment',
     ) as unknown as { spec: { replicas: number } };

@@ -3,20 +3,11 @@
  * child the API server refuses. Refused at synthesis (offline and in the controller) naming the field,
  * and at admission by `maxNameLength`.
  */
-import { SpecError, synthesize, type Manifest } from '../../../constructs/kit';
+import { synthesize, type Manifest } from '../../../constructs/kit';
 import { checkChildNames } from '../../../constructs/kit/child-names';
 import { renderResources } from '../../../synth/render';
 import { exporterKind, exporter as resource } from '../../fixtures/kinds/exporter';
-
-function specError(fn: () => unknown): SpecError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SpecError) return err;
-    throw err;
-  }
-  throw new Error('no SpecError');
-}
+import { specError } from '../manifests';
 
 describe('a child name the API server would refuse', () => {
   it('is refused at synthesis, naming metadata.name and the child, with its length and the limit', () => {

@@ -16,19 +16,17 @@ import {
   type KubeObject,
   type Readiness,
 } from '../../../constructs';
-import { Greeting, greetingKind, greetingSchema, type GreetingSpec } from '../../fixtures/kinds/greeting';
+import {
+  Greeting,
+  greetingKind,
+  greetingOptions,
+  greetingSchema,
+  type GreetingSpec,
+} from '../../fixtures/kinds/greeting';
 
 /** The definition of the Greeting kind with `change` applied, as an author might get it wrong. */
 function greetingWith(change: Record<string, unknown>): KindOptions<GreetingSpec> {
-  return {
-    apiVersion: 'greetings.example.com/v1',
-    kind: 'Greeting',
-    plural: 'greetings',
-    schema: greetingSchema,
-    construct: Greeting,
-    children: [CONFIG_MAP],
-    ...change,
-  };
+  return { ...greetingOptions, ...change };
 }
 
 function refusal(change: Record<string, unknown>): string {

@@ -7,21 +7,13 @@ import {
   WAIT_FOR_ANNOTATION,
 } from '../../../constructs/kit/child-annotations';
 import { parsePointer } from '../../../constructs/kit/json-pointer';
-import { checkPolicies, policyOf } from '../../../constructs/kit/policy-of';
+import { checkPolicies, NO_POLICY, policyOf } from '../../../constructs/kit/policy-of';
 import { annotated, errorOf } from './child-policy-fixtures';
 
 describe('policyOf', () => {
   it('is no policy for a child without annotations or without ours', () => {
-    const none = {
-      createOnly: false,
-      retain: false,
-      replace: false,
-      ignoreFields: [],
-      waitFor: [],
-      generate: [],
-    };
-    expect(policyOf({ kind: 'ConfigMap', metadata: { name: 'a' } })).toEqual(none);
-    expect(policyOf(annotated('ConfigMap', 'a', { 'example.com/other': 'true' }))).toEqual(none);
+    expect(policyOf({ kind: 'ConfigMap', metadata: { name: 'a' } })).toEqual(NO_POLICY);
+    expect(policyOf(annotated('ConfigMap', 'a', { 'example.com/other': 'true' }))).toEqual(NO_POLICY);
   });
 
   it('reads hand-written annotations: lists trimmed, pointers decoded', () => {

@@ -8,14 +8,8 @@ import { loadClient } from '../../../controller/kube/client';
 import { LeaderElector } from '../../../controller/runtime/leader';
 import { createLogger } from '../../../controller/log';
 
-interface Config {
-  namespace: string;
-  name: string;
-  identity: string;
-  leaseDurationMs?: number;
-  renewDeadlineMs?: number;
-  retryPeriodMs?: number;
-}
+/** The elector's own options, as the test passes them. */
+type Config = ConstructorParameters<typeof LeaderElector>[1];
 
 const config = JSON.parse(process.env.DRIVER_CONFIG ?? '{}') as Config;
 const print = (line: Record<string, unknown>) => process.stdout.write(JSON.stringify(line) + '\n');

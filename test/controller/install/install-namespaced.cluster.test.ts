@@ -5,8 +5,6 @@
  * child kind outside its namespaces (`kubectl auth can-i ... -n kube-system` says no).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import {
@@ -19,6 +17,8 @@ import {
   waitFor,
 } from '../../support/kubectl';
 import { type RunningController, startController } from '../../support/controller';
+import { tokenKubeconfig } from '../../support/controller-role';
+import { memcached } from '../../fixtures/resources';
 
 jest.setTimeout(180_000);
 
@@ -30,29 +30,7 @@ let a: string;
 let b: string;
 let other: string;
 let withoutCrds: string;
-let dir: string;
 let controller: RunningController | undefined;
-
-/** A kubeconfig that authenticates as the install's ServiceAccount (TokenRequest API). */
-function serviceAccountKubeconfig(): string {
-  const token = kubectl(['create', 'token', SA, '-n', system, '--duration', '1h']).stdout.trim();
-  const current = JSON.parse(kubectl(['config', 'view', '--raw', '--minify', '-o', 'json']).stdout) as {
-    clusters: { cluster: object }[];
-  };
-  const file = join(dir, 'sa-kubeconfig.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: current.clusters[0].cluster }],
-      users: [{ name: 'sa', user: { token } }],
-      contexts: [{ name: 'sa', context: { cluster: 'c', user: 'sa' } }],
-      'current-context': 'sa',
-    }),
-  );
-  return file;
-}
 
 const canI = (verb: string, resource: string, namespace?: string) =>
   kubectl(
@@ -68,13 +46,6 @@ const canI = (verb: string, resource: string, namespace?: string) =>
     { allowFail: true },
   ).stdout.trim();
 
-const memcached = (name: string, namespace: string) =>
-  JSON.stringify({
-    apiVersion: 'cache.example.com/v1alpha1',
-    kind: 'Memcached',
-    metadata: { name, namespace },
-    spec: { size: 1 },
-  });
 const readiness = (name: string, namespace: string) =>
   getJson<{ status?: { conditions?: { type: string; status: string }[] } }>([
     'memcached',
@@ -84,7 +55,6 @@ const readiness = (name: string, namespace: string) =>
   ]).status?.conditions?.find((c) => c.type === 'Ready')?.status;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'install-namespaced-'));
   system = uniqueName('reconstruct-ns');
   a = createNamespace('watched-a');
   b = createNamespace('watched-b');
@@ -108,7 +78,6 @@ afterAll(async () => {
   if (withoutCrds)
     kubectl(['delete', '--ignore-not-found', '--wait=false', '-f', '-'], { input: withoutCrds });
   for (const ns of [a, b, other]) if (ns) deleteNamespace(ns);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('reconstruct install --namespaces', () => {
@@ -127,7 +96,7 @@ describe('reconstruct install --namespaces', () => {
   it('reconciles a resource in a watched namespace as the ServiceAccount, and none elsewhere', async () => {
     controller = await startController([
       '--kubeconfig',
-      serviceAccountKubeconfig(),
+      tokenKubeconfig(SA, system),
       '--namespaces',
       `${a},${b}`,
       '--leader-elect',
@@ -136,8 +105,8 @@ describe('reconstruct install --namespaces', () => {
       '--lease-name',
       uniqueName('lease'),
     ]);
-    applyYaml(memcached('mc', a));
-    applyYaml(memcached('mc', other));
+    applyYaml(JSON.stringify(memcached('mc', { size: 1 }, a)));
+    applyYaml(JSON.stringify(memcached('mc', { size: 1 }, other)));
     await waitFor(() => readiness('mc', a) === 'True', {
       what: `memcached ${a}/mc Ready`,
       timeoutMs: 90_000,

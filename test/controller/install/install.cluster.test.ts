@@ -5,14 +5,13 @@
  * without deleting the custom resources leaves every child running.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import {
   applyYaml,
   createNamespace,
   deleteNamespace,
+  events,
   exists,
   getJson,
   kubectl,
@@ -20,6 +19,7 @@ import {
   waitFor,
 } from '../../support/kubectl';
 import { RunningController, startController } from '../../support/controller';
+import { tokenKubeconfig } from '../../support/controller-role';
 
 jest.setTimeout(180_000);
 
@@ -51,34 +51,12 @@ const SA = 'reconstruct-controller';
 let system: string;
 let ns: string;
 let install: string;
-let dir: string;
 let controller: RunningController | undefined;
 
 function renderInstall(namespace: string): string {
   const run = spawnSync(process.execPath, [CLI, 'install', '--namespace', namespace], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`reconstruct install failed: ${run.stderr}`);
   return run.stdout;
-}
-
-/** A kubeconfig that authenticates as the ServiceAccount, with a token from the TokenRequest API. */
-function serviceAccountKubeconfig(namespace: string): string {
-  const token = kubectl(['create', 'token', SA, '-n', namespace, '--duration', '1h']).stdout.trim();
-  const current = JSON.parse(kubectl(['config', 'view', '--raw', '--minify', '-o', 'json']).stdout) as {
-    clusters: { name: string; cluster: object }[];
-  };
-  const file = join(dir, 'sa-kubeconfig.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: current.clusters[0].cluster }],
-      users: [{ name: 'sa', user: { token } }],
-      contexts: [{ name: 'sa', context: { cluster: 'c', user: 'sa' } }],
-      'current-context': 'sa',
-    }),
-  );
-  return file;
 }
 
 /** `kubectl auth can-i` as the ServiceAccount; `resource` may be `plural/subresource`. */
@@ -91,7 +69,6 @@ function canI(verb: string, resource: string, namespace?: string): string {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'install-'));
   system = uniqueName('reconstruct-system');
   install = renderInstall(system);
   applyYaml(install);
@@ -101,7 +78,6 @@ afterAll(async () => {
   if (controller) await controller.stop('SIGKILL');
   if (ns) deleteNamespace(ns);
   if (system) deleteNamespace(system);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('reconstruct install', () => {
@@ -191,7 +167,7 @@ describe('reconstruct install', () => {
   it('runs the seed walkthroughs authenticated as the ServiceAccount', async () => {
     controller = await startController([
       '--kubeconfig',
-      serviceAccountKubeconfig(system),
+      tokenKubeconfig(SA, system),
       '--leader-elect',
       '--lease-namespace',
       system,
@@ -272,22 +248,7 @@ describe('reconstruct install', () => {
       expect(exists(['secret', 'my-root-password', '-n', ns])).toBe(true);
       // A child deleted by someone is made again and announced: the controller may record events.
       kubectl(['delete', 'service', 'mc', '-n', ns]);
-      await waitFor(
-        () =>
-          kubectl([
-            'get',
-            'events',
-            '-n',
-            ns,
-            '--field-selector',
-            'reason=Created',
-            '-o',
-            'name',
-          ]).stdout.trim() !== '',
-        {
-          what: 'Created events',
-        },
-      );
+      await waitFor(() => events(ns, 'reason=Created').length > 0, { what: 'Created events' });
       // RBAC denials read 'is forbidden: User "system:serviceaccount:..." cannot ...'.
       expect(controller.logs.filter((l) => /forbidden: User/i.test(l))).toEqual([]);
 
