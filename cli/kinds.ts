@@ -172,3 +172,19 @@ export async function commandKinds(
     return 2;
   }
 }
+
+/** The kind `word` names, as kubectl resolves a resource name. */
+export function findKind(kinds: KindRegistry, word: string): Kind | undefined {
+  const w = word.toLowerCase();
+  const [plural, group] = [w.split('.')[0], w.split('.').slice(1).join('.')];
+  return kinds.kinds.find(
+    (k) =>
+      (!group || k.group === group) &&
+      [
+        k.kind.toLowerCase(),
+        k.plural,
+        k.crd.spec.names.singular,
+        ...(k.crd.spec.names.shortNames ?? []),
+      ].includes(plural),
+  );
+}

@@ -10,18 +10,21 @@ const HELP = `Usage: reconstruct COMMAND [options]
 Kubernetes operators written as cdk8s constructs.
 
 Commands:
-  init [DIR]      a new operator project: one kind, its tests, a Dockerfile and CI
-  create kind K   add kind K to the project in the current folder
-  synth PATH...   render custom-resource YAML to plain Kubernetes manifests, offline
-  krm             the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
-  diff PATH...    what applying resources would change, and what the controller would then change
-  tree KIND/NAME  a resource, its conditions, and each child: ready or why not
-  controller      run the operator against a cluster
-  install         render the manifests that install the operator into a cluster
-  gen             write the CRD YAML and spec types derived from kind definitions
-  cluster         a local Kubernetes control plane for tests (up, down, run)
-  version         print the version
-  help            show this help
+  init [DIR]           a new operator project: one kind, its tests, a Dockerfile and CI
+  create kind K        add kind K to the project in the current folder
+  synth PATH...        render custom-resource YAML to plain Kubernetes manifests, offline
+  krm                  the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
+  diff PATH...         what applying resources would change, and what the controller would then change
+  tree KIND/NAME       a resource, its conditions, and each child: ready or why not
+  suspend KIND/NAME    the controller keeps its hands off a resource until it is resumed
+  resume KIND/NAME     the controller reconciles a suspended resource again
+  reconcile KIND/NAME  reconcile a resource now (--wait for the result)
+  controller           run the operator against a cluster
+  install              render the manifests that install the operator into a cluster
+  gen                  write the CRD YAML and spec types derived from kind definitions
+  cluster              a local Kubernetes control plane for tests (up, down, run)
+  version              print the version
+  help                 show this help
 
 The commands that work with kinds take --kinds MODULE for kinds defined outside the package.
 Run 'reconstruct COMMAND --help' for a command's options.
@@ -43,6 +46,18 @@ async function main(argv: string[]): Promise<number> {
     case 'tree': {
       const { treeCommand } = await import('./tree/command');
       return treeCommand(rest);
+    }
+    case 'suspend': {
+      const { suspendCommand } = await import('./operate/suspend');
+      return suspendCommand(rest);
+    }
+    case 'resume': {
+      const { resumeCommand } = await import('./operate/suspend');
+      return resumeCommand(rest);
+    }
+    case 'reconcile': {
+      const { reconcileCommand } = await import('./operate/reconcile');
+      return reconcileCommand(rest);
     }
     case 'install':
       return installCommand(rest, version);

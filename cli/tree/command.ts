@@ -2,10 +2,9 @@
  * `reconstruct tree KIND[/NAME]`: a resource (or all of a kind), its conditions, and each child with
  * whether it is ready and why not; `-o json` for scripts.
  */
-import type { Kind, KindRegistry } from '../../constructs/kit';
 import { loadClient } from '../../controller/kube/client';
 import { readResources, treeOf, type Tree } from './walk';
-import { KINDS_HELP, commandKinds, parseCommand } from '../kinds';
+import { KINDS_HELP, commandKinds, findKind, parseCommand } from '../kinds';
 
 const TREE_HELP = `Usage: reconstruct tree KIND[/NAME] [-n NAMESPACE | -A] [-o text|json] [--kubeconfig FILE]
                       [--context NAME] [--kinds MODULE]
@@ -30,22 +29,6 @@ its kind's words).
 Exit status: 0 when every resource shown is Ready, 1 when one is not or is being deleted (or none was
 found), 2 on an error.
 `;
-
-/** The kind `word` names, as kubectl resolves a resource name. */
-function findKind(kinds: KindRegistry, word: string): Kind | undefined {
-  const w = word.toLowerCase();
-  const [plural, group] = [w.split('.')[0], w.split('.').slice(1).join('.')];
-  return kinds.kinds.find(
-    (k) =>
-      (!group || k.group === group) &&
-      [
-        k.kind.toLowerCase(),
-        k.plural,
-        k.crd.spec.names.singular,
-        ...(k.crd.spec.names.shortNames ?? []),
-      ].includes(plural),
-  );
-}
 
 const MARK = { Ready: '✓', NotReady: '✗', Unknown: '?', Stale: '-' } as const;
 

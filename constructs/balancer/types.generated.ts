@@ -122,6 +122,10 @@ export interface BalancerStatus {
     message: string;
   }[];
   /**
+   * The last value of the reconstruct.dev/requested-at annotation the controller has reconciled (reconcile now).
+   */
+  lastHandledReconcileAt?: string;
+  /**
    * Desired backend Services that exist.
    */
   activeBackendsNum?: number;

@@ -76,6 +76,10 @@ export interface DatabaseManagerStatus {
     message: string;
   }[];
   /**
+   * The last value of the reconstruct.dev/requested-at annotation the controller has reconciled (reconcile now).
+   */
+  lastHandledReconcileAt?: string;
+  /**
    * Available replicas of the Deployment.
    */
   availableReplicas?: number;

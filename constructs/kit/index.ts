@@ -81,3 +81,4 @@ export * from './schema';
 export * from './synthesize';
 export { withoutAddressLabel } from './workload';
 export * from './quantity';
+export * from './operations';

@@ -139,6 +139,11 @@ export const commonStatus: Record<string, JSONSchemaProps> = {
     description: 'The metadata.generation that the status describes.',
   },
   conditions: conditionsSchema,
+  lastHandledReconcileAt: {
+    type: 'string',
+    description:
+      'The last value of the reconstruct.dev/requested-at annotation the controller has reconciled (reconcile now).',
+  },
 };
 
 /**

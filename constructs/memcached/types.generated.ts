@@ -44,6 +44,10 @@ export interface MemcachedStatus {
     message: string;
   }[];
   /**
+   * The last value of the reconstruct.dev/requested-at annotation the controller has reconciled (reconcile now).
+   */
+  lastHandledReconcileAt?: string;
+  /**
    * Names of the memcached pods, sorted.
    */
   nodes?: string[];

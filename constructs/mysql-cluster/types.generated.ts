@@ -438,6 +438,10 @@ export interface MysqlClusterStatus {
     message: string;
   }[];
   /**
+   * The last value of the reconstruct.dev/requested-at annotation the controller has reconciled (reconcile now).
+   */
+  lastHandledReconcileAt?: string;
+  /**
    * Children of write-only kinds (the controller creates them but may not read them) it created, by uid.
    */
   createdChildren?: {

@@ -74,6 +74,10 @@ export interface NodePoolStatus {
     message: string;
   }[];
   /**
+   * The last value of the reconstruct.dev/requested-at annotation the controller has reconciled (reconcile now).
+   */
+  lastHandledReconcileAt?: string;
+  /**
    * Number of member nodes.
    */
   nodeCount?: number;

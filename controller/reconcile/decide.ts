@@ -4,7 +4,13 @@
  * reconciler carries it out (status.ts writes it, the event recorder emits it), and its table test
  * (test/controller/reconcile/decide.test.ts) covers every branch in milliseconds.
  */
-import { ADOPT_ANNOTATION, type Readiness, type SpecError } from '../../constructs/kit';
+import {
+  ADOPT_ANNOTATION,
+  RECONCILE_ANNOTATION,
+  REQUESTED_AT_ANNOTATION,
+  type Readiness,
+  type SpecError,
+} from '../../constructs/kit';
 import type { Summary } from './summary';
 
 /** How often a resource whose kind the API server does not map yet is tried again. */
@@ -43,11 +49,15 @@ export interface Facts {
   readonly recordsKept: boolean;
   /** The kind's own readiness (or its sync's wait), asked only when a status is to be written. */
   readonly readiness: () => Readiness;
+  /** A user asks for this reconcile (`reconstruct.dev/requested-at`): its status says so at once. */
+  readonly requested?: string;
+  /** The status says the resource is suspended and it is not any more. */
+  readonly resumed?: boolean;
 }
 
 /** The decision for a resource whose children were applied (or tried). */
 export function decide(summary: Summary, facts: Facts): Decision {
-  const events: EventNote[] = [];
+  const events = operationEvents(facts);
   const { created, updated, waiting, conflicts, failures, pruned, retained } = summary;
   // A new resource gets the children its creation asked for, and its status says how they do: no event
   // for that, as kubebuilder advises against an event per operation. One event per kind of change and
@@ -66,9 +76,11 @@ export function decide(summary: Summary, facts: Facts): Decision {
     );
   }
   const quiet = conflicts.length === 0 && failures.length === 0 && waiting.length === 0;
+  // What a user asked for (reconcile now, resume) is said at once, not held back.
+  const asked = facts.requested !== undefined || facts.resumed === true;
   // Children just created come back as watch events within milliseconds, and the reconcile they bring
   // writes a status worth reading (how the Deployment progresses): one status write saved per resource.
-  if (created.length > 0 && facts.recordsKept && quiet) return { events, next: 'recheck' };
+  if (created.length > 0 && facts.recordsKept && quiet && !asked) return { events, next: 'recheck' };
 
   let readiness = facts.readiness();
   if (conflicts.length > 0) {
@@ -94,7 +106,7 @@ export function decide(summary: Summary, facts: Facts): Decision {
     return { events, status: { readiness, mayHold: false }, error: readiness.message, next: 'recheck' };
   }
   // A new record of a created child is written at once: it is what says the child is ours.
-  const mayHold = quiet && facts.recordsKept;
+  const mayHold = quiet && facts.recordsKept && !asked;
   return {
     events,
     status: { readiness, mayHold },
@@ -103,12 +115,22 @@ export function decide(summary: Summary, facts: Facts): Decision {
 }
 
 /** The decision for a spec the construct refuses: said, and not retried (only a change can fix it). */
-export function decideInvalid(err: SpecError): Decision {
+export function decideInvalid(err: SpecError, facts: Pick<Facts, 'requested' | 'resumed'> = {}): Decision {
   return {
-    events: [{ type: 'Warning', reason: 'InvalidSpec', message: err.message }],
+    events: [...operationEvents(facts), { type: 'Warning', reason: 'InvalidSpec', message: err.message }],
     status: { readiness: { ready: false, reason: 'InvalidSpec', message: err.message }, mayHold: false },
     next: 'settled',
   };
 }
 
 const normal = (reason: string, message: string): EventNote => ({ type: 'Normal', reason, message });
+
+/** The events of what a user asked for: a resume, a reconcile now. */
+function operationEvents({ requested, resumed }: Pick<Facts, 'requested' | 'resumed'>): EventNote[] {
+  return [
+    ...(resumed ? [normal('Resumed', `reconcile resumed: ${RECONCILE_ANNOTATION}=disabled is gone`)] : []),
+    ...(requested !== undefined
+      ? [normal('ReconcileRequested', `reconcile requested (${REQUESTED_AT_ANNOTATION}=${requested})`)]
+      : []),
+  ];
+}

@@ -53,6 +53,20 @@ export class ResourceMemory {
   }
 
   /**
+   * A user asked for a reconcile now (`reconstruct.dev/requested-at`): what the controller chose to wait
+   * for or stop retrying is forgotten, so that this reconcile looks again: the write-only children's last
+   * checks, the drift repairs given up, the not-Ready backoff, a status write held back.
+   */
+  requested(key: string): void {
+    for (const { type, child } of this.syntheses.remembered(key)) {
+      this.drift.forget(objectKey(type, child.metadata.namespace, child.metadata.name));
+    }
+    this.writeOnly.recheckNow(key);
+    this.progress.forget(key);
+    this.recheck.forget(key);
+  }
+
+  /**
    * The soonest a resource must be looked at again for what is remembered about it, whatever its reconcile
    * said: a write-only child due to be looked for (its deletion sends no event; not when one is overdue:
    * that reconcile did not get to it, and its own requeue says when), a sync that met a conflict.

@@ -10,7 +10,11 @@
  * What is remembered between reconciles is in one object (memory.ts).
  */
 import {
+  REQUESTED_AT_ANNOTATION,
+  SUSPENDED_BY_ANNOTATION,
   SpecError,
+  isSuspended,
+  requestedReconcile,
   type ClusterView,
   type CustomResource,
   type Kind,
@@ -29,6 +33,7 @@ import { OrderedDeletion } from './ordered-deletion';
 import { prune } from './prune';
 import { kindReadiness, statusFields, writeStatus } from './status';
 import { summarize, type Summary } from './summary';
+import { saysSuspended, suspendedMessage, suspendedStatus } from './suspend';
 import type { Intent } from './intent';
 import { createdChildrenOf, sameRecords } from './write-only';
 import type { BlockedResource } from './blocked';
@@ -43,7 +48,18 @@ export interface ReconcileResult {
 /** One reconcile's resource, its children and what it records, as the phases after synthesis see them. */
 interface Scope extends ApplyScope {
   readonly definition: Kind;
+  /** What a user asked of this reconcile: a reconcile now, a resume. */
+  readonly asked: { readonly requested?: string; readonly resumed: boolean };
 }
+
+/**
+ * `status.lastHandledReconcileAt`: the resource's `reconstruct.dev/requested-at`, once reconciled (and for
+ * as long as the annotation is there: a status without it would ask again).
+ */
+const handledReconcile = (resource: CustomResource): { lastHandledReconcileAt?: string } => {
+  const requested = resource.metadata.annotations?.[REQUESTED_AT_ANNOTATION];
+  return requested !== undefined ? { lastHandledReconcileAt: requested } : {};
+};
 
 /** No status was written yet: the resource is new. */
 const isFresh = (resource: CustomResource): boolean =>
@@ -99,6 +115,12 @@ export class Reconciler {
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
+    // Suspended: no writes but its status's word for it (a deletion still goes through finalize).
+    if (!resource.metadata.deletionTimestamp && isSuspended(resource)) {
+      return this.suspend(definition, resource, log);
+    }
+    const asked = { requested: requestedReconcile(resource), resumed: saysSuspended(resource) };
+    if (asked.requested !== undefined) this.memory.requested(key);
     const synthesis = () => this.memory.syntheses.intents(definition, key, resource);
     const { finalizer, terminating, writeOnly } = this.memory;
     const finalized = await finalize(finalizer, this.ordered, definition, resource, synthesis, log);
@@ -110,16 +132,10 @@ export class Reconciler {
       desired = synthesis();
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
-      return this.invalid(key, definition, resource, err, log);
+      return this.invalid({ key, definition, resource, log }, err, asked);
     }
-    const scope: Scope = {
-      key,
-      definition,
-      resource,
-      desired,
-      created: writeOnly.records(key, resource),
-      log,
-    };
+    const created = writeOnly.records(key, resource);
+    const scope: Scope = { key, definition, resource, desired, created, log, asked };
     const applied = await this.applyPhase(scope);
     if (!('created' in applied)) return applied;
     const { summary, syncWaits } = await this.pruneAndSync(scope, applied);
@@ -127,12 +143,31 @@ export class Reconciler {
   }
 
   /** The synthesize phase's end when the construct refuses the spec: said, and not retried. */
-  private invalid(key: string, definition: Kind, resource: CustomResource, err: SpecError, log: Logger) {
+  private invalid(
+    { key, definition, resource, log }: Pick<Scope, 'key' | 'definition' | 'resource' | 'log'>,
+    err: SpecError,
+    asked: Scope['asked'],
+  ) {
     const child = err instanceof ChildError ? { child: err.child } : {};
     log.warn('cannot synthesize', { ...child, field: err.field, error: err.detail });
     const created = this.memory.writeOnly.records(key, resource);
-    const records = created.length > 0 ? { createdChildren: created } : {};
-    return this.settle(key, definition, resource, decideInvalid(err), () => records);
+    const records = {
+      ...(created.length > 0 ? { createdChildren: created } : {}),
+      ...handledReconcile(resource),
+    };
+    return this.settle(key, definition, resource, decideInvalid(err, asked), () => records);
+  }
+
+  /** The suspend phase: the status says so, once, with an event; nothing else is written. */
+  private async suspend(definition: Kind, resource: CustomResource, log: Logger): Promise<ReconcileResult> {
+    const status = suspendedStatus(resource, this.now());
+    if (!status) return {};
+    if (!saysSuspended(resource)) {
+      log.info('reconcile suspended', { by: resource.metadata.annotations?.[SUSPENDED_BY_ANNOTATION] });
+      this.events.emit(resource, 'Normal', 'Suspended', suspendedMessage(resource));
+    }
+    await this.writer.applyStatus(definition, resource, status);
+    return {};
   }
 
   /**
@@ -210,12 +245,16 @@ export class Reconciler {
     };
     const namespace = resource.metadata.namespace;
     const decision = decide(summary, {
+      ...scope.asked,
       kind: definition.kind,
       fresh: isFresh(resource),
       recordsKept: sameRecords(created, createdChildrenOf(resource)),
       readiness: () => kindReadiness(definition, context, syncWaits, desired, namespace),
     });
-    const records = created.length > 0 ? { createdChildren: created } : {};
+    const records = {
+      ...(created.length > 0 ? { createdChildren: created } : {}),
+      ...handledReconcile(resource),
+    };
     return this.settle(key, definition, resource, decision, () => ({
       ...definition.status(context),
       ...records,

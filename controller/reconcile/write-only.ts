@@ -93,6 +93,11 @@ export class WriteOnlyChildren {
     return Math.max(0, Math.min(...checked.values()) + this.recheckMs - this.now().getTime());
   }
 
+  /** Looks for the resource's write-only children again at its next reconcile, whenever they were last seen. */
+  recheckNow(key: string): void {
+    this.checked.delete(key);
+  }
+
   /** Forgets a resource that is gone. */
   forget(key: string): void {
     this.made.delete(key);

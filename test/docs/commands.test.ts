@@ -13,6 +13,8 @@ import { installCommand } from '../../cli/install';
 import { krmCommand } from '../../cli/krm';
 import { synthCommand } from '../../cli/synth';
 import { treeCommand } from '../../cli/tree/command';
+import { reconcileCommand } from '../../cli/operate/reconcile';
+import { resumeCommand, suspendCommand } from '../../cli/operate/suspend';
 import { ROOT, codeBlocks } from '../support/snippets';
 
 /** Each command of cli/main.ts, as it prints its help. */
@@ -21,6 +23,9 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   krm: (argv) => krmCommand(argv),
   diff: (argv) => diffCommand(argv),
   tree: (argv) => treeCommand(argv),
+  suspend: (argv) => suspendCommand(argv),
+  resume: (argv) => resumeCommand(argv),
+  reconcile: (argv) => reconcileCommand(argv),
   controller: controllerCommand,
   install: (argv) => installCommand(argv, '0.0.0'),
   gen: genCommand,

@@ -102,6 +102,10 @@ export interface StaticSiteStatus {
     message: string;
   }[];
   /**
+   * The last value of the reconstruct.dev/requested-at annotation the controller has reconciled (reconcile now).
+   */
+  lastHandledReconcileAt?: string;
+  /**
    * Where the site answers inside the cluster: http://<name>.<namespace>.svc:<port>.
    */
   url?: string;

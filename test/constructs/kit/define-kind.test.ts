@@ -163,12 +163,13 @@ describe('defineKind', () => {
       expect(crd.spec.versions[0].subresources).toEqual({ status: {} });
     });
 
-    it('THEN the printer columns end with Ready and Age, and status has observedGeneration and conditions', () => {
+    it('THEN the printer columns end with Ready and Age, and status has observedGeneration, conditions and lastHandledReconcileAt', () => {
       const version = crd.spec.versions[0];
       expect(version.additionalPrinterColumns?.map((c) => c.name)).toEqual(['Message', 'Ready', 'Age']);
       expect(Object.keys(version.schema.openAPIV3Schema.properties?.status.properties ?? {})).toEqual([
         'observedGeneration',
         'conditions',
+        'lastHandledReconcileAt',
       ]);
     });
 

@@ -108,6 +108,32 @@ describe('decide', () => {
     expect(decide(summary, f)).toEqual(expected);
   });
 
+  it('what a user asked for (reconcile now, resume) is said at once: its event first, the status written and not held', () => {
+    const created = { ...quiet, created: ['Deployment web'] };
+    expect(decide(created, facts({ fresh: true, requested: 't1' }))).toEqual({
+      events: [
+        {
+          type: 'Normal',
+          reason: 'ReconcileRequested',
+          message: 'reconcile requested (reconstruct.dev/requested-at=t1)',
+        },
+      ],
+      status: { readiness: READY, mayHold: false },
+      next: 'settled',
+    });
+    expect(decide(quiet, facts({ resumed: true, readiness: () => PROGRESSING }))).toEqual({
+      events: [
+        {
+          type: 'Normal',
+          reason: 'Resumed',
+          message: 'reconcile resumed: reconstruct.dev/reconcile=disabled is gone',
+        },
+      ],
+      status: { readiness: PROGRESSING, mayHold: false },
+      next: 'recheck',
+    });
+  });
+
   it('a name another object holds: ErrResourceExists in Ready and a Warning, and no recheck (its deletion brings it back)', () => {
     const decision = decide({ ...quiet, conflicts: ['Deployment web', 'Service other/web'] }, facts());
     const message =

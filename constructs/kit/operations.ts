@@ -1,0 +1,31 @@
+/**
+ * The annotations by which a user steers the controller on one resource (docs/OPERATING.md): suspend and
+ * resume it, and ask for a reconcile now. Flux's `kustomize.toolkit.fluxcd.io/reconcile: disabled` and
+ * `reconcile.fluxcd.io/requestedAt`, in our domain.
+ */
+import type { CustomResource } from './resource';
+
+/** `disabled`: the controller writes nothing for the resource and its children until the annotation goes. */
+export const RECONCILE_ANNOTATION = 'reconstruct.dev/reconcile';
+export const RECONCILE_DISABLED = 'disabled';
+/** Who suspended the resource, as `reconstruct suspend` found it (the API server's name for the user). */
+export const SUSPENDED_BY_ANNOTATION = 'reconstruct.dev/suspended-by';
+/** Why, in the words of `reconstruct suspend --reason`. */
+export const SUSPEND_REASON_ANNOTATION = 'reconstruct.dev/suspend-reason';
+/** Any new value: reconcile now; `status.lastHandledReconcileAt` echoes the last value handled. */
+export const REQUESTED_AT_ANNOTATION = 'reconstruct.dev/requested-at';
+
+/** Whether the resource's reconcile is suspended by its annotation. */
+export function isSuspended(resource: Pick<CustomResource, 'metadata'>): boolean {
+  return resource.metadata.annotations?.[RECONCILE_ANNOTATION] === RECONCILE_DISABLED;
+}
+
+/** The reconcile the resource asks for and the status has not said handled yet, if any. */
+export function requestedReconcile(
+  resource: Pick<CustomResource, 'metadata' | 'status'>,
+): string | undefined {
+  const requested = resource.metadata.annotations?.[REQUESTED_AT_ANNOTATION];
+  const handled = (resource.status as { lastHandledReconcileAt?: string } | undefined)
+    ?.lastHandledReconcileAt;
+  return requested !== undefined && requested !== handled ? requested : undefined;
+}

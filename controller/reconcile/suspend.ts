@@ -1,0 +1,59 @@
+/**
+ * The suspend phase: a resource annotated `reconstruct.dev/reconcile: disabled` gets no writes, for itself
+ * or its children (no apply, no prune, no sync), but one: its status gains a `Suspended` condition saying
+ * since when, by whom and why (its Ready condition stays what it was: the children run on, untouched).
+ * The watches go on, so removing the annotation reconciles at once; the status then drops the condition
+ * and a `Resumed` event says so. A suspended resource being deleted is finalized as usual (the deletion is
+ * a user's explicit act, and Flux does the same): the finalize phase runs before this one.
+ */
+import {
+  RECONCILE_ANNOTATION,
+  SUSPENDED_BY_ANNOTATION,
+  SUSPEND_REASON_ANNOTATION,
+  type CustomResource,
+} from '../../constructs/kit';
+import type { Condition } from './status';
+
+export const SUSPENDED_CONDITION = 'Suspended';
+
+/** What the Suspended condition says: how it was suspended, by whom and why, when the annotations say. */
+export function suspendedMessage(resource: CustomResource): string {
+  const marks = resource.metadata.annotations ?? {};
+  const by = marks[SUSPENDED_BY_ANNOTATION] ? ` by ${marks[SUSPENDED_BY_ANNOTATION]}` : '';
+  const why = marks[SUSPEND_REASON_ANNOTATION] ? `: ${marks[SUSPEND_REASON_ANNOTATION]}` : '';
+  return (
+    `reconcile suspended${by}${why} (${RECONCILE_ANNOTATION}=disabled); ` +
+    'nothing is written for it or its children until the annotation goes'
+  );
+}
+
+const conditionsOf = (resource: CustomResource): Condition[] =>
+  ((resource.status ?? {}) as { conditions?: Condition[] }).conditions ?? [];
+
+/** Whether the resource's status says it is suspended (so that its next reconcile resumes it). */
+export function saysSuspended(resource: CustomResource): boolean {
+  return conditionsOf(resource).some((c) => c.type === SUSPENDED_CONDITION && c.status === 'True');
+}
+
+/**
+ * The status that says the resource is suspended: what is there, with the Suspended condition; undefined
+ * when it says so already, in the same words.
+ */
+export function suspendedStatus(resource: CustomResource, now: Date): Record<string, unknown> | undefined {
+  const conditions = conditionsOf(resource);
+  const previous = conditions.find((c) => c.type === SUSPENDED_CONDITION);
+  const message = suspendedMessage(resource);
+  if (previous?.status === 'True' && previous.message === message) return undefined;
+  const condition: Condition = {
+    type: SUSPENDED_CONDITION,
+    status: 'True',
+    reason: 'ReconcileDisabled',
+    message,
+    lastTransitionTime:
+      previous?.status === 'True' ? previous.lastTransitionTime : now.toISOString().replace(/\.\d+Z$/, 'Z'),
+  };
+  return {
+    ...(resource.status as object | undefined),
+    conditions: [...conditions.filter((c) => c.type !== SUSPENDED_CONDITION), condition],
+  };
+}
