@@ -22,6 +22,8 @@
  * watch events (the test calls reconcile()).
  */
 import {
+  CUSTOM_RESOURCE_DEFINITION,
+  crdName,
   type ClusterView,
   type Kind,
   type KubeObject,
@@ -380,7 +382,10 @@ export class InMemoryCluster implements ClusterView {
     const events: EventSink = {
       emit: (_obj, type, reason, message) => this.events.push({ type, reason, message }),
     };
-    return new Reconciler(this, this.writer(), events, log, () => new Date(this.clock));
+    // A kind is suspended by the annotation on its CRD, when the test puts one (as the controller's CRD watch sees it).
+    const kindAnnotations = (kind: Kind) =>
+      this.any(CUSTOM_RESOURCE_DEFINITION, undefined, crdName(kind))?.metadata.annotations;
+    return new Reconciler(this, this.writer(), events, log, () => new Date(this.clock), kindAnnotations);
   }
 
   /** The writes recorded since the last call. */

@@ -50,6 +50,21 @@ export interface TargetValues {
 export const label = (definition: Kind, r: CustomResource): string =>
   `${definition.kind} ${r.metadata.namespace ? `${r.metadata.namespace}/` : ''}${r.metadata.name}`;
 
+/** The kind `word` names among the command's kinds; or exit status 2 once it said it names none. */
+export async function kindOf(
+  command: string,
+  word: string,
+  values: TargetValues,
+  io: Io,
+): Promise<Kind | number> {
+  const kinds = await commandKinds(command, values, io);
+  if (typeof kinds === 'number') return kinds;
+  const definition = findKind(kinds, word);
+  if (definition) return definition;
+  io.err.write(`reconstruct ${command}: no kind "${word}" among ${kinds.describe()}\n`);
+  return 2;
+}
+
 /**
  * The resources a command's arguments name, with the client to act on them; or the exit status once it
  * printed what is wrong (2 for a usage error or a cluster it cannot reach, 1 when nothing matches).
@@ -65,13 +80,8 @@ export async function targets(
     io.err.write(`reconstruct ${command}: give KIND/NAME, or KIND with --all\n\n${help}`);
     return 2;
   }
-  const kinds = await commandKinds(command, values, io);
-  if (typeof kinds === 'number') return kinds;
-  const definition = findKind(kinds, word);
-  if (!definition) {
-    io.err.write(`reconstruct ${command}: no kind "${word}" among ${kinds.describe()}\n`);
-    return 2;
-  }
+  const definition = await kindOf(command, word, values, io);
+  if (typeof definition === 'number') return definition;
   const namespace = values['all-namespaces'] && !name ? undefined : (values.namespace ?? 'default');
   try {
     const client = loadClient({ kubeconfig: values.kubeconfig, context: values.context });

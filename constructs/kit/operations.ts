@@ -15,6 +15,12 @@ export const SUSPEND_REASON_ANNOTATION = 'reconstruct.dev/suspend-reason';
 /** Any new value: reconcile now; `status.lastHandledReconcileAt` echoes the last value handled. */
 export const REQUESTED_AT_ANNOTATION = 'reconstruct.dev/requested-at';
 
+/**
+ * The CustomResourceDefinition's name of a kind (`plural.group`): the same annotation on it suspends the
+ * reconcile of every resource of the kind (`reconstruct suspend KIND --kind`).
+ */
+export const crdName = (kind: { plural: string; group: string }): string => `${kind.plural}.${kind.group}`;
+
 /** Whether the resource's reconcile is suspended by its annotation. */
 export function isSuspended(resource: Pick<CustomResource, 'metadata'>): boolean {
   return resource.metadata.annotations?.[RECONCILE_ANNOTATION] === RECONCILE_DISABLED;

@@ -10,6 +10,8 @@
  * What is remembered between reconciles is in one object (memory.ts).
  */
 import {
+  RECONCILE_ANNOTATION,
+  RECONCILE_DISABLED,
   REQUESTED_AT_ANNOTATION,
   SUSPENDED_BY_ANNOTATION,
   SpecError,
@@ -33,7 +35,7 @@ import { OrderedDeletion } from './ordered-deletion';
 import { prune } from './prune';
 import { kindReadiness, statusFields, writeStatus } from './status';
 import { summarize, type Summary } from './summary';
-import { saysSuspended, suspendedMessage, suspendedStatus } from './suspend';
+import { saysSuspended, suspendedMessage, suspendedStatus, type Suspension } from './suspend';
 import type { Intent } from './intent';
 import { createdChildrenOf, sameRecords } from './write-only';
 import type { BlockedResource } from './blocked';
@@ -76,6 +78,12 @@ export class Reconciler {
     private readonly events: EventSink,
     private readonly log: Logger,
     private readonly now: () => Date = () => new Date(),
+    /**
+     * The annotations of a kind's CustomResourceDefinition, as the controller's CRD watch has them: the
+     * suspension of a whole kind. None where CRDs are not watched (a controller confined to namespaces).
+     */
+    private readonly kindAnnotations: (definition: Kind) => Record<string, string> | undefined = () =>
+      undefined,
   ) {
     this.memory = new ResourceMemory(view, writer, events, log, now);
     this.ordered = new OrderedDeletion(view, writer);
@@ -116,8 +124,9 @@ export class Reconciler {
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
     // Suspended: no writes but its status's word for it (a deletion still goes through finalize).
-    if (!resource.metadata.deletionTimestamp && isSuspended(resource)) {
-      return this.suspend(definition, resource, log);
+    const suspension = this.suspension(definition, resource);
+    if (!resource.metadata.deletionTimestamp && suspension) {
+      return this.suspend(definition, resource, suspension, log);
     }
     const asked = { requested: requestedReconcile(resource), resumed: saysSuspended(resource) };
     if (asked.requested !== undefined) this.memory.requested(key);
@@ -158,13 +167,28 @@ export class Reconciler {
     return this.settle(key, definition, resource, decideInvalid(err, asked), () => records);
   }
 
+  /** Why the resource is suspended: its own annotation, else its kind's; undefined when it is not. */
+  private suspension(definition: Kind, resource: CustomResource): Suspension | undefined {
+    if (isSuspended(resource)) return { annotations: resource.metadata.annotations ?? {} };
+    const kindMarks = this.kindAnnotations(definition);
+    if (kindMarks?.[RECONCILE_ANNOTATION] === RECONCILE_DISABLED) {
+      return { annotations: kindMarks, kind: definition.kind };
+    }
+    return undefined;
+  }
+
   /** The suspend phase: the status says so, once, with an event; nothing else is written. */
-  private async suspend(definition: Kind, resource: CustomResource, log: Logger): Promise<ReconcileResult> {
-    const status = suspendedStatus(resource, this.now());
+  private async suspend(
+    definition: Kind,
+    resource: CustomResource,
+    suspension: Suspension,
+    log: Logger,
+  ): Promise<ReconcileResult> {
+    const status = suspendedStatus(resource, suspension, this.now());
     if (!status) return {};
     if (!saysSuspended(resource)) {
-      log.info('reconcile suspended', { by: resource.metadata.annotations?.[SUSPENDED_BY_ANNOTATION] });
-      this.events.emit(resource, 'Normal', 'Suspended', suspendedMessage(resource));
+      log.info('reconcile suspended', { by: suspension.annotations[SUSPENDED_BY_ANNOTATION] });
+      this.events.emit(resource, 'Normal', 'Suspended', suspendedMessage(suspension));
     }
     await this.writer.applyStatus(definition, resource, status);
     return {};

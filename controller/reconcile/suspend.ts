@@ -16,13 +16,23 @@ import type { Condition } from './status';
 
 export const SUSPENDED_CONDITION = 'Suspended';
 
+/**
+ * Where a suspension comes from: the resource's own annotations, or its kind's (the annotations of the
+ * kind's CustomResourceDefinition, `kind` naming it).
+ */
+export interface Suspension {
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly kind?: string;
+}
+
 /** What the Suspended condition says: how it was suspended, by whom and why, when the annotations say. */
-export function suspendedMessage(resource: CustomResource): string {
-  const marks = resource.metadata.annotations ?? {};
-  const by = marks[SUSPENDED_BY_ANNOTATION] ? ` by ${marks[SUSPENDED_BY_ANNOTATION]}` : '';
-  const why = marks[SUSPEND_REASON_ANNOTATION] ? `: ${marks[SUSPEND_REASON_ANNOTATION]}` : '';
+export function suspendedMessage({ annotations, kind }: Suspension): string {
+  const by = annotations[SUSPENDED_BY_ANNOTATION] ? ` by ${annotations[SUSPENDED_BY_ANNOTATION]}` : '';
+  const why = annotations[SUSPEND_REASON_ANNOTATION] ? `: ${annotations[SUSPEND_REASON_ANNOTATION]}` : '';
+  const what = kind ? `reconcile of every ${kind} suspended` : 'reconcile suspended';
+  const where = kind ? ` on its CustomResourceDefinition` : '';
   return (
-    `reconcile suspended${by}${why} (${RECONCILE_ANNOTATION}=disabled); ` +
+    `${what}${by}${why} (${RECONCILE_ANNOTATION}=disabled${where}); ` +
     'nothing is written for it or its children until the annotation goes'
   );
 }
@@ -39,10 +49,14 @@ export function saysSuspended(resource: CustomResource): boolean {
  * The status that says the resource is suspended: what is there, with the Suspended condition; undefined
  * when it says so already, in the same words.
  */
-export function suspendedStatus(resource: CustomResource, now: Date): Record<string, unknown> | undefined {
+export function suspendedStatus(
+  resource: CustomResource,
+  suspension: Suspension,
+  now: Date,
+): Record<string, unknown> | undefined {
   const conditions = conditionsOf(resource);
   const previous = conditions.find((c) => c.type === SUSPENDED_CONDITION);
-  const message = suspendedMessage(resource);
+  const message = suspendedMessage(suspension);
   if (previous?.status === 'True' && previous.message === message) return undefined;
   const condition: Condition = {
     type: SUSPENDED_CONDITION,

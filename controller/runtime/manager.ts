@@ -10,6 +10,7 @@ import {
   LABEL_INSTANCE,
   LABEL_PART_OF,
   applySetId,
+  crdName,
   type ApiKind,
   type ClusterView,
   type Kind,
@@ -22,7 +23,8 @@ import { EventRecorder } from '../kube/events';
 import { Caches } from './caches';
 import { Informer, type InformerObserver } from './informer';
 import type { InformerHandlers } from './store';
-import { nameOnly, watchTable, type Watch } from './watches';
+import { nameAndSuspension, watchTable, type Watch } from './watches';
+import { sameJson } from '../reconcile/converge';
 import { ConnectionProbe } from './connection-probe';
 import { KindStates, type KindState } from './kind-states';
 import { objectKey, parseObjectKey } from '../kube/object-key';
@@ -88,7 +90,9 @@ export class Manager implements ClusterView {
     );
     // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
     this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
-    this.reconciler = new Reconciler(this, writer, this.events, log);
+    this.reconciler = new Reconciler(this, writer, this.events, log, undefined, (definition) =>
+      this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
+    );
     this.states = new KindStates(kinds.kinds, log, metrics, (definition) => this.enqueueKind(definition));
     const observer: InformerObserver = {
       watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason),
@@ -104,8 +108,18 @@ export class Manager implements ClusterView {
     if (options.namespaces.length > 0) return;
     this.crds = new Informer(
       client,
-      { type: CUSTOM_RESOURCE_DEFINITION, metadataOnly: true, transform: nameOnly },
-      { onAdd: (crd) => this.wake(crd), onUpdate: (_before, crd) => this.wake(crd) },
+      { type: CUSTOM_RESOURCE_DEFINITION, metadataOnly: true, transform: nameAndSuspension },
+      {
+        onAdd: (crd) => this.wake(crd),
+        onUpdate: (before, crd) => {
+          this.wake(crd);
+          // A kind suspended or resumed (reconstruct suspend KIND --kind): each of its resources says so now.
+          if (!sameJson(before.metadata.annotations, crd.metadata.annotations)) {
+            const definition = this.kinds.kinds.find((k) => crdName(k) === crd.metadata.name);
+            if (definition && this.states.of(definition)?.state === 'ready') this.enqueueKind(definition);
+          }
+        },
+      },
       log,
       { watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason) },
     );

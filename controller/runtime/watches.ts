@@ -9,6 +9,9 @@ import {
   LABEL_MANAGED_BY,
   LABEL_PART_OF,
   MANAGER,
+  RECONCILE_ANNOTATION,
+  SUSPENDED_BY_ANNOTATION,
+  SUSPEND_REASON_ANNOTATION,
   isWriteOnly,
   type ApiKind,
   type ExtraWatch,
@@ -54,6 +57,23 @@ export const nameOnly = (obj: KubeObject): KubeObject => ({
     resourceVersion: obj.metadata.resourceVersion,
   },
 });
+
+/**
+ * What the cache of CustomResourceDefinitions keeps: a CRD's name, to wake the informers of a kind
+ * installed late, and the annotations that suspend a whole kind (reconstruct.dev/reconcile and who, why).
+ */
+export const nameAndSuspension = (obj: KubeObject): KubeObject => {
+  const annotations = Object.fromEntries(
+    Object.entries(obj.metadata.annotations ?? {}).filter(([k]) => SUSPENSION_ANNOTATIONS.includes(k)),
+  );
+  return {
+    metadata: {
+      ...nameOnly(obj).metadata,
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    },
+  };
+};
+const SUSPENSION_ANNOTATIONS = [RECONCILE_ANNOTATION, SUSPENDED_BY_ANNOTATION, SUSPEND_REASON_ANNOTATION];
 
 /** The resources of the kind: a change to their metadata or spec (not their status, which we write). */
 export const resources = (kind: Kind): Watch => ({

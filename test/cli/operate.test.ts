@@ -41,6 +41,22 @@ describe.each([
   });
 });
 
+describe('--kind', () => {
+  it.each([
+    [suspendCommand, ['memcached/cache', '--kind'], 'reconstruct suspend: --kind takes a KIND alone\n'],
+    [resumeCommand, ['memcached', '--kind', '--all'], 'reconstruct resume: --kind takes a KIND alone\n'],
+    [
+      resumeCommand,
+      ['memcached', '--kind', '--wait'],
+      'reconstruct resume: --wait waits for resources, not a kind (then: reconstruct reconcile KIND --all -A --wait)\n',
+    ],
+  ])('refuses what it cannot do with a whole kind (exit 2)', async (command, args, message) => {
+    const { io: streams, text } = io();
+    expect(await command(args, streams)).toBe(2);
+    expect(text.err.split('\n\n')[0] + (text.err.includes('\n\n') ? '\n' : '')).toBe(message);
+  });
+});
+
 describe('--timeout', () => {
   it('takes a positive number of seconds, 60 when not given', () => {
     expect(timeoutOf(undefined)).toBe(60);

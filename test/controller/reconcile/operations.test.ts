@@ -3,8 +3,10 @@
  * reconcile it now. On an in-memory cluster, with the exact writes.
  */
 import {
+  CUSTOM_RESOURCE_DEFINITION,
   DEPLOYMENT,
   NODE,
+  crdName,
   RECONCILE_ANNOTATION,
   REQUESTED_AT_ANNOTATION,
   SERVICE,
@@ -113,6 +115,28 @@ describe('a suspended resource (reconstruct.dev/reconcile: disabled)', () => {
     await reconcile(nodePoolKind, 'master', undefined);
     expect(writes()).toEqual(['patch Node/n1', 'status NodePool/master', 'patch NodePool/master']);
     expect(cluster.any(nodePoolKind, undefined, 'master')).toBeUndefined();
+  });
+});
+
+describe('a suspended kind (the annotation on its CustomResourceDefinition)', () => {
+  it('suspends each of its resources, and resumes those it suspended when the annotation goes', async () => {
+    await readyCache();
+    const crd = { ...memcachedKind.crd, metadata: { ...memcachedKind.crd.metadata } } as KubeObject;
+    crd.metadata.annotations = { [RECONCILE_ANNOTATION]: 'disabled', [SUSPENDED_BY_ANNOTATION]: 'ops' };
+    cluster.put(CUSTOM_RESOURCE_DEFINITION, crd);
+    cluster.remove(DEPLOYMENT, NS, 'cache');
+    await reconcile(memcachedKind, 'cache');
+    expect(writes()).toEqual(['status Memcached/cache']);
+    expect(conditions().find((c) => c.type === 'Suspended')?.message).toMatch(
+      /^reconcile of every Memcached suspended by ops \(reconstruct.dev\/reconcile=disabled on its CustomResourceDefinition\)/,
+    );
+
+    cluster.patch(CUSTOM_RESOURCE_DEFINITION, undefined, crdName(memcachedKind), {
+      metadata: { annotations: { [RECONCILE_ANNOTATION]: null } },
+    });
+    await reconcile(memcachedKind, 'cache');
+    expect(writes()).toEqual(['apply Deployment/cache', 'status Memcached/cache']);
+    expect(conditions().map((c) => c.type)).toEqual(['Ready']);
   });
 });
 
