@@ -44,6 +44,7 @@ export class ResourceMemory {
       this.drift.forget(objectKey(type, child.metadata.namespace, child.metadata.name));
     }
     this.syntheses.forget(key);
+    this.handled.delete(key);
     this.unseen.forget(key);
     this.writeOnly.forget(key);
     this.finalizer.forget(key);
@@ -52,18 +53,25 @@ export class ResourceMemory {
     this.recheck.forget(key);
   }
 
+  /** By queue key: the last reconcile request handled, until the cache shows it in the status. */
+  private readonly handled = new Map<string, string>();
+
   /**
    * A user asked for a reconcile now (`reconstruct.dev/requested-at`): what the controller chose to wait
    * for or stop retrying is forgotten, so that this reconcile looks again: the write-only children's last
-   * checks, the drift repairs given up, the not-Ready backoff, a status write held back.
+   * checks, the drift repairs given up, the not-Ready backoff, a status write held back. False when this
+   * request was handled already (the cache has not shown the status that says so yet): nothing to redo.
    */
-  requested(key: string): void {
+  requested(key: string, token: string): boolean {
+    if (this.handled.get(key) === token) return false;
+    this.handled.set(key, token);
     for (const { type, child } of this.syntheses.remembered(key)) {
       this.drift.forget(objectKey(type, child.metadata.namespace, child.metadata.name));
     }
     this.writeOnly.recheckNow(key);
     this.progress.forget(key);
     this.recheck.forget(key);
+    return true;
   }
 
   /**

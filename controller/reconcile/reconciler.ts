@@ -128,8 +128,9 @@ export class Reconciler {
     if (!resource.metadata.deletionTimestamp && suspension) {
       return this.suspend(definition, resource, suspension, log);
     }
-    const asked = { requested: requestedReconcile(resource), resumed: saysSuspended(resource) };
-    if (asked.requested !== undefined) this.memory.requested(key);
+    const token = requestedReconcile(resource);
+    const requested = token !== undefined && this.memory.requested(key, token) ? token : undefined;
+    const asked = { requested, resumed: saysSuspended(resource) };
     const synthesis = () => this.memory.syntheses.intents(definition, key, resource);
     const { finalizer, terminating, writeOnly } = this.memory;
     const finalized = await finalize(finalizer, this.ordered, definition, resource, synthesis, log);

@@ -90,8 +90,13 @@ export class Manager implements ClusterView {
     );
     // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
     this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
-    this.reconciler = new Reconciler(this, writer, this.events, log, undefined, (definition) =>
-      this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
+    this.reconciler = new Reconciler(
+      this,
+      writer,
+      this.events,
+      log,
+      undefined,
+      (definition) => this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
     );
     this.states = new KindStates(kinds.kinds, log, metrics, (definition) => this.enqueueKind(definition));
     const observer: InformerObserver = {
