@@ -99,6 +99,8 @@ it('refuses to reconcile a suspended resource, and resumes it with --wait', () =
 
   const resume = cli('resume', 'memcached/cache', '--wait', '--timeout', '20');
   expect([resume.status, resume.stderr]).toEqual([0, '']);
-  expect(resume.stdout).toBe(`Memcached ${ns}/cache: resumed\nMemcached ${ns}/cache: Ready=True\n`);
+  expect(resume.stdout).toBe(
+    `Memcached ${ns}/cache: resumed\nMemcached ${ns}/cache: Ready=True Ready: all 2 child object(s) ready\n`,
+  );
   expect(condition('Suspended')).toBeUndefined();
 });
