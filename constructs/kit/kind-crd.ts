@@ -11,6 +11,7 @@ import {
   commonStatus,
   createdChildrenSchema,
   readyColumn,
+  suspendedColumn,
   type CustomResourceDefinition,
   type PrinterColumn,
   type ValidationRule,
@@ -18,7 +19,12 @@ import {
 
 function columnsOf(columns: PrinterColumn[] = []): PrinterColumn[] {
   const has = (name: string) => columns.some((c) => c.name === name);
-  return [...columns, ...(has('Ready') ? [] : [readyColumn]), ...(has('Age') ? [] : [ageColumn])];
+  return [
+    ...columns,
+    ...(has('Ready') ? [] : [readyColumn]),
+    ...(has('Suspended') ? [] : [suspendedColumn]),
+    ...(has('Age') ? [] : [ageColumn]),
+  ];
 }
 
 /** The CEL rule that bounds `metadata.name`, with a message that names the field and says why. */

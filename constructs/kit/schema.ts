@@ -175,6 +175,12 @@ export const readyColumn: PrinterColumn = {
   type: 'string',
   jsonPath: '.status.conditions[?(@.type=="Ready")].status',
 };
+/** `True` while the resource (or its kind) is suspended (`reconstruct suspend`), empty otherwise. */
+export const suspendedColumn: PrinterColumn = {
+  name: 'Suspended',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Suspended")].status',
+};
 export const ageColumn: PrinterColumn = {
   name: 'Age',
   type: 'date',

@@ -163,9 +163,14 @@ describe('defineKind', () => {
       expect(crd.spec.versions[0].subresources).toEqual({ status: {} });
     });
 
-    it('THEN the printer columns end with Ready and Age, and status has observedGeneration, conditions and lastHandledReconcileAt', () => {
+    it('THEN the printer columns end with Ready, Suspended and Age, and status has observedGeneration, conditions and lastHandledReconcileAt', () => {
       const version = crd.spec.versions[0];
-      expect(version.additionalPrinterColumns?.map((c) => c.name)).toEqual(['Message', 'Ready', 'Age']);
+      expect(version.additionalPrinterColumns?.map((c) => c.name)).toEqual([
+        'Message',
+        'Ready',
+        'Suspended',
+        'Age',
+      ]);
       expect(Object.keys(version.schema.openAPIV3Schema.properties?.status.properties ?? {})).toEqual([
         'observedGeneration',
         'conditions',
@@ -189,6 +194,7 @@ describe('defineKind', () => {
         'Age',
         'Message',
         'Ready',
+        'Suspended',
       ]);
     });
 
