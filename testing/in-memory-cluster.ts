@@ -39,6 +39,7 @@ import { mergePatched } from '../controller/kube/merge-patch';
 import { objectKey } from '../controller/kube/object-key';
 import { kindKey } from '../constructs/kit/api-kind';
 import { Reconciler, type ReconcileResult } from '../controller/reconcile/reconciler';
+import { metaTime } from '../controller/reconcile/status';
 import {
   admit,
   immutableRefusal,
@@ -209,7 +210,7 @@ export class InMemoryCluster implements ClusterView {
     const others = s.others as { metadata?: Json };
     others.metadata = {
       ...others.metadata,
-      deletionTimestamp: new Date(this.clock).toISOString().replace(/\.\d+Z$/, 'Z'),
+      deletionTimestamp: metaTime(new Date(this.clock)),
       ...(metadata.generation !== undefined ? { generation: metadata.generation + 1 } : {}),
     };
     this.bump(s);

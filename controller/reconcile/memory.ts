@@ -40,9 +40,7 @@ export class ResourceMemory {
 
   /** Forgets everything about the resource of `key`: it is gone. */
   forget(key: string): void {
-    for (const { type, child } of this.syntheses.remembered(key)) {
-      this.drift.forget(objectKey(type, child.metadata.namespace, child.metadata.name));
-    }
+    this.forgetDrift(key);
     this.syntheses.forget(key);
     this.handled.delete(key);
     this.unseen.forget(key);
@@ -65,13 +63,18 @@ export class ResourceMemory {
   requested(key: string, token: string): boolean {
     if (this.handled.get(key) === token) return false;
     this.handled.set(key, token);
-    for (const { type, child } of this.syntheses.remembered(key)) {
-      this.drift.forget(objectKey(type, child.metadata.namespace, child.metadata.name));
-    }
+    this.forgetDrift(key);
     this.writeOnly.recheckNow(key);
     this.progress.forget(key);
     this.recheck.forget(key);
     return true;
+  }
+
+  /** Forgets the drift repairs given to the children of the resource's last synthesis. */
+  private forgetDrift(key: string): void {
+    for (const { type, child } of this.syntheses.remembered(key)) {
+      this.drift.forget(objectKey(type, child.metadata.namespace, child.metadata.name));
+    }
   }
 
   /**

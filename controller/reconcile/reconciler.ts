@@ -1,7 +1,8 @@
 /**
  * One reconcile of one custom resource, the same for every kind, as its phases read top to bottom in
- * `reconcileResource`: gone (forget it), finalize (finalize.ts, ordered-deletion.ts: a resource being
- * deleted is held or released there), a terminating namespace (terminating.ts), synthesize (synthesize.ts:
+ * `reconcileResource`: gone (forget it), suspended (suspend.ts: no writes but its Suspended condition;
+ * a reconcile asked for makes memory.ts forget what it stopped looking at), finalize (finalize.ts,
+ * ordered-deletion.ts: a resource being deleted is held or released there), a terminating namespace (terminating.ts), synthesize (synthesize.ts:
  * a spec the construct refuses is said, not retried), apply the children (apply.ts, each by its policy,
  * each saying what it did as an outcome), prune and sync (prune.ts, the kind's sync in finalize.ts), and
  * status: the outcomes folded once into a summary (summary.ts), the decision made from it in one pure

@@ -24,6 +24,9 @@ export type Condition = {
   observedGeneration?: number;
 };
 
+/** A time as the API server writes one (metav1.Time: RFC 3339, whole seconds). */
+export const metaTime = (at: Date): string => at.toISOString().replace(/\.\d+Z$/, 'Z');
+
 /**
  * The status to write for `resource` with the kind's `fields` and `readiness`, or undefined when it is what
  * is there already (no write).
@@ -43,10 +46,7 @@ export function nextStatus(
     status,
     reason: readiness.reason,
     message: readiness.message,
-    lastTransitionTime:
-      previous && previous.status === status
-        ? previous.lastTransitionTime
-        : now.toISOString().replace(/\.\d+Z$/, 'Z'),
+    lastTransitionTime: previous && previous.status === status ? previous.lastTransitionTime : metaTime(now),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
   const next = {

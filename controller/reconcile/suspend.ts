@@ -12,7 +12,7 @@ import {
   SUSPEND_REASON_ANNOTATION,
   type CustomResource,
 } from '../../constructs/kit';
-import type { Condition } from './status';
+import { metaTime, type Condition } from './status';
 
 export const SUSPENDED_CONDITION = 'Suspended';
 
@@ -63,8 +63,7 @@ export function suspendedStatus(
     status: 'True',
     reason: 'ReconcileDisabled',
     message,
-    lastTransitionTime:
-      previous?.status === 'True' ? previous.lastTransitionTime : now.toISOString().replace(/\.\d+Z$/, 'Z'),
+    lastTransitionTime: previous?.status === 'True' ? previous.lastTransitionTime : metaTime(now),
   };
   return {
     ...(resource.status as object | undefined),
