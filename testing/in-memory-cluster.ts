@@ -32,7 +32,6 @@ import {
   type ApiKind,
 } from '../constructs/kit';
 import type { Writer } from '../controller/kube/writer';
-import type { EventSink } from '../controller/kube/events';
 import { ApiError } from '../controller/kube/errors';
 import { createLogger, type Logger } from '../controller/log';
 import { mergePatched } from '../controller/kube/merge-patch';
@@ -51,6 +50,7 @@ import {
   type JsonPatchOp,
 } from './api-server';
 import { inChildCache, refuseUnread } from './caches';
+import { liveReads } from './live-reads';
 
 type Json = Record<string, unknown>;
 
@@ -379,14 +379,17 @@ export class InMemoryCluster implements ClusterView {
 
   /** A new reconciler working on this cluster (a controller that just started), its events in `events`. */
   reconciler(): Reconciler {
-    const { log } = this;
-    const events: EventSink = {
-      emit: (_obj, type, reason, message) => this.events.push({ type, reason, message }),
-    };
-    // A kind is suspended by the annotation on its CRD, when the test puts one (as the controller's CRD watch sees it).
-    const kindAnnotations = (kind: Kind) =>
-      this.any(CUSTOM_RESOURCE_DEFINITION, undefined, crdName(kind))?.metadata.annotations;
-    return new Reconciler(this, this.writer(), events, log, () => new Date(this.clock), kindAnnotations);
+    return new Reconciler({
+      view: this,
+      writer: this.writer(),
+      events: { emit: (_obj, type, reason, message) => this.events.push({ type, reason, message }) },
+      log: this.log,
+      now: () => new Date(this.clock),
+      // A kind is suspended by the annotation on its CRD, when a test puts one (as the CRD watch sees it).
+      kindAnnotations: (kind) =>
+        this.any(CUSTOM_RESOURCE_DEFINITION, undefined, crdName(kind))?.metadata.annotations,
+      reads: liveReads(this),
+    });
   }
 
   /** The writes recorded since the last call. */

@@ -81,7 +81,8 @@ export function report(s: Settings, r: Results, target: ControllerUnderTest): st
     [
       'API reads per resource',
       n((r.readsPerResource as { get: number }).get, 2),
-      'GET (a child missing from the cache is read first)',
+      'GET (a child missing from the cache is read first); ' +
+        `LIST ${n((r.readsPerResource as { list?: number }).list ?? 0, 2)} (a stuck child's pods and events, on demand)`,
     ],
     [
       'reconciles per resource',

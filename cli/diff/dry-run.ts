@@ -254,7 +254,7 @@ export async function planChanges(
   // Twice at most: a kind with a finalizer first adds it, and the next reconcile does the work.
   for (let pass = 0; pass < 2; pass++) {
     const seen = writer.writes.length;
-    await new Reconciler(snapshot, writer, events, log).reconcile(definition, namespace, name);
+    await new Reconciler({ view: snapshot, writer, events, log }).reconcile(definition, namespace, name);
     const own = writer.writes
       .slice(seen)
       .find((w) => w.type === definition && w.name === name && w.after !== undefined);

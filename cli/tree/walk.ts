@@ -11,6 +11,7 @@ import {
   childReadiness,
   isWriteOnly,
   synthesize,
+  type ApiKind,
   type CustomResource,
   type Kind,
   type KubeObject,
@@ -18,7 +19,10 @@ import {
 } from '../../constructs/kit';
 import type { KubeClient } from '../../controller/kube/client';
 import { isForbidden, isNotFound } from '../../controller/kube/errors';
+import { kubeLiveReads } from '../../controller/kube/live-reads';
 import { resourcePath } from '../../controller/kube/paths';
+import { whyStuck } from '../../controller/reconcile/troubles';
+import { saysWhyStuck } from '../../constructs/kit/pod-trouble';
 
 interface TreeChild {
   readonly apiVersion: string;
@@ -49,6 +53,16 @@ async function get(client: KubeClient, path: string): Promise<KubeObject | undef
     return await client.request<KubeObject>({ method: 'GET', path });
   } catch (err) {
     if (isNotFound(err) || isForbidden(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Why a child is stuck, or undefined when the pods and events say nothing or may not be read. */
+async function stuck(client: KubeClient, type: ApiKind, live: KubeObject, namespace: string) {
+  try {
+    return await whyStuck(kubeLiveReads(client), type, live, namespace);
+  } catch (err) {
+    if (isForbidden(err)) return undefined;
     throw err;
   }
 }
@@ -115,14 +129,19 @@ export async function treeOf(client: KubeClient, definition: Kind, resource: Cus
     const readiness = childReadiness(child, live);
     const label = `${child.kind} ${child.metadata.name}`;
     const ours = !live || live.metadata.labels?.[LABEL_MANAGED_BY] === MANAGER;
+    // childReadiness names the child first; the tree shows it on the same line already.
+    let message = readiness.message.slice(readiness.message.startsWith(`${label}: `) ? label.length + 2 : 0);
+    // Not ready: why, in its pods' own words (or its events), when they say.
+    const why =
+      live && ns && ours && !readiness.ready && saysWhyStuck(type)
+        ? await stuck(client, type, live, ns)
+        : undefined;
+    if (why) message = `${message}; ${why}`;
     children.push({
       ...base,
       state: readiness.ready && ours ? 'Ready' : 'NotReady',
       reason: ours ? readiness.reason : 'ErrResourceExists',
-      // childReadiness names the child first; the tree shows it on the same line already.
-      message: ours
-        ? readiness.message.slice(readiness.message.startsWith(`${label}: `) ? label.length + 2 : 0)
-        : 'exists and is not managed by this resource',
+      message: ours ? message : 'exists and is not managed by this resource',
     });
   }
   // Children made earlier and still there, no longer wanted: the next reconcile prunes them.

@@ -5,7 +5,8 @@
  * RBAC rules (controller/install/permissions.ts); a reconcile asks `kindMay` before a sync's patch.
  * docs/RBAC.md says which code path uses each verb.
  */
-import { CUSTOM_RESOURCE_DEFINITION, EVENT, groupOf, isWriteOnly, type ApiKind } from './api-kind';
+import { CUSTOM_RESOURCE_DEFINITION, EVENT, POD, groupOf, isWriteOnly, type ApiKind } from './api-kind';
+import { saysWhyStuck } from './pod-trouble';
 import type { Kind } from './kind';
 
 /** Verbs on one resource of one API group: of every object, or of the named ones only. */
@@ -60,6 +61,11 @@ export function kindGrants(kinds: readonly Kind[]): Grant[] {
       const resource = p.subresource ? `${p.type.plural}/${p.subresource}` : p.type.plural;
       grant(p.type, resource, p.verbs, p.resourceNames);
     }
+  }
+  // Why a stuck child is stuck (controller/reconcile/troubles.ts): its pods and events, listed on demand.
+  if (kinds.some((k) => k.children.some((c) => !isWriteOnly(c) && saysWhyStuck(c)))) {
+    grant(POD, POD.plural, ['list']);
+    grant(EVENT, EVENT.plural, ['list']);
   }
   // Events are created, and a repeat within the aggregation window patches the count (controller/kube/events.ts).
   if (kinds.length > 0) grant(EVENT, EVENT.plural, ['create', 'patch']);

@@ -1,13 +1,14 @@
 /**
  * What the controller remembers about each resource between reconciles, in one object: the last
  * synthesis, the children created and not seen yet, the write-only children's records and checks, what
- * blocks it, a status write held back, its not-Ready streak, its finalizer's state, the drift repairs its
+ * blocks it, a status write held back, its not-Ready streak, why its stuck child is stuck, its finalizer's state, the drift repairs its
  * children were given; and the namespaces being deleted. Everything else is read from the caches on each
  * reconcile. `forget` drops all of a resource's at once, when it is gone.
  */
 import type { ClusterView } from '../../constructs/kit';
 import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
+import type { LiveReads } from '../kube/live-reads';
 import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
 import { UnseenChildren } from './apply';
@@ -18,6 +19,7 @@ import { NotReadyRecheck } from './recheck';
 import { ProgressHold } from './status';
 import { Syntheses } from './synthesize';
 import { TerminatingNamespaces } from './terminating';
+import { Troubles } from './troubles';
 import { WriteOnlyChildren } from './write-only';
 
 export class ResourceMemory {
@@ -30,8 +32,17 @@ export class ResourceMemory {
   readonly recheck = new NotReadyRecheck();
   readonly drift: DriftRepair;
   readonly terminating: TerminatingNamespaces;
+  readonly troubles: Troubles;
 
-  constructor(view: ClusterView, writer: Writer, events: EventSink, log: Logger, now: () => Date) {
+  constructor(
+    view: ClusterView,
+    writer: Writer,
+    events: EventSink,
+    log: Logger,
+    now: () => Date,
+    reads?: LiveReads,
+  ) {
+    this.troubles = new Troubles(reads, log, now);
     this.writeOnly = new WriteOnlyChildren(writer, now);
     this.finalizer = new Finalizer(view, writer, events, now);
     this.drift = new DriftRepair(writer, log);
@@ -49,6 +60,7 @@ export class ResourceMemory {
     this.blockers.set(key, []);
     this.progress.forget(key);
     this.recheck.forget(key);
+    this.troubles.forget(key);
   }
 
   /** By queue key: the last reconcile request handled, until the cache shows it in the status. */
@@ -67,6 +79,7 @@ export class ResourceMemory {
     this.writeOnly.recheckNow(key);
     this.progress.forget(key);
     this.recheck.forget(key);
+    this.troubles.readNow(key);
     return true;
   }
 

@@ -27,6 +27,7 @@ import { ChildError } from '../../constructs/kit/child-kinds';
 import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
+import type { LiveReads } from '../kube/live-reads';
 import type { Logger } from '../log';
 import { applyChildren, type ApplyDeps, type ApplyScope } from './apply';
 import { decide, decideInvalid, type Decision } from './decide';
@@ -68,25 +69,43 @@ const handledReconcile = (resource: CustomResource): { lastHandledReconcileAt?: 
 const isFresh = (resource: CustomResource): boolean =>
   (resource.status as { observedGeneration?: number } | undefined)?.observedGeneration === undefined;
 
+/** What a reconciler works with. */
+export interface ReconcilerOptions {
+  /** The controller's caches (or the in-memory cluster). */
+  readonly view: ClusterView;
+  readonly writer: Writer;
+  readonly events: EventSink;
+  readonly log: Logger;
+  readonly now?: () => Date;
+  /**
+   * The annotations of a kind's CustomResourceDefinition, as the controller's CRD watch has them: the
+   * suspension of a whole kind. None where CRDs are not watched (a controller confined to namespaces).
+   */
+  readonly kindAnnotations?: (definition: Kind) => Record<string, string> | undefined;
+  /** The reads of a stuck child's pods and events (troubles.ts); none in a dry run, which says less. */
+  readonly reads?: LiveReads;
+}
+
 export class Reconciler {
   private readonly memory: ResourceMemory;
   private readonly ordered: OrderedDeletion;
   private readonly apply: ApplyDeps;
+  private readonly view: ClusterView;
+  private readonly writer: Writer;
+  private readonly events: EventSink;
+  private readonly log: Logger;
+  private readonly now: () => Date;
+  private readonly kindAnnotations: NonNullable<ReconcilerOptions['kindAnnotations']>;
 
-  constructor(
-    private readonly view: ClusterView,
-    private readonly writer: Writer,
-    private readonly events: EventSink,
-    private readonly log: Logger,
-    private readonly now: () => Date = () => new Date(),
-    /**
-     * The annotations of a kind's CustomResourceDefinition, as the controller's CRD watch has them: the
-     * suspension of a whole kind. None where CRDs are not watched (a controller confined to namespaces).
-     */
-    private readonly kindAnnotations: (definition: Kind) => Record<string, string> | undefined = () =>
-      undefined,
-  ) {
-    this.memory = new ResourceMemory(view, writer, events, log, now);
+  constructor(options: ReconcilerOptions) {
+    const { view, writer, events, log, now = () => new Date(), kindAnnotations = () => undefined } = options;
+    this.view = view;
+    this.writer = writer;
+    this.events = events;
+    this.log = log;
+    this.now = now;
+    this.kindAnnotations = kindAnnotations;
+    this.memory = new ResourceMemory(view, writer, events, log, now, options.reads);
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
     this.apply = { view, writer, drift, writeOnly, unseen };
@@ -256,12 +275,14 @@ export class Reconciler {
   }
 
   /** The status phase: the decision made from the summary and the kind's rules, and carried out. */
-  private statusPhase(
+  private async statusPhase(
     scope: Scope,
     summary: Summary,
     syncWaits: readonly SyncWait[],
   ): Promise<ReconcileResult> {
     const { key, definition, resource, desired, created } = scope;
+    const { troubles } = this.memory;
+    await troubles.refresh(key, desired, this.view, resource.metadata.namespace);
     const waiting = summary.waiting.join('; ');
     const context = {
       resource,
@@ -275,16 +296,20 @@ export class Reconciler {
       kind: definition.kind,
       fresh: isFresh(resource),
       recordsKept: sameRecords(created, createdChildrenOf(resource)),
-      readiness: () => kindReadiness(definition, context, syncWaits, desired, namespace),
+      readiness: () =>
+        troubles.explain(key, kindReadiness(definition, context, syncWaits, desired, namespace)),
     });
     const records = {
       ...(created.length > 0 ? { createdChildren: created } : {}),
       ...handledReconcile(resource),
     };
-    return this.settle(key, definition, resource, decision, () => ({
+    const result = await this.settle(key, definition, resource, decision, () => ({
       ...definition.status(context),
       ...records,
     }));
+    // A stuck child's next read is due: looked at again then, whatever else comes.
+    const due = Math.min(result.requeueAfterMs ?? Infinity, troubles.dueInMs(key) ?? Infinity);
+    return due === Infinity ? result : { requeueAfterMs: due };
   }
 
   /**

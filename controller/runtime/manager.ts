@@ -29,6 +29,7 @@ import { ConnectionProbe } from './connection-probe';
 import { KindStates, type KindState } from './kind-states';
 import { objectKey, parseObjectKey } from '../kube/object-key';
 import type { KubeClient } from '../kube/client';
+import { kubeLiveReads } from '../kube/live-reads';
 import type { Logger } from '../log';
 import type { Metrics } from './metrics';
 import { WorkQueue, runWorkers } from './queue';
@@ -90,14 +91,14 @@ export class Manager implements ClusterView {
     );
     // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
     this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
-    this.reconciler = new Reconciler(
-      this,
+    this.reconciler = new Reconciler({
+      view: this,
       writer,
-      this.events,
+      events: this.events,
       log,
-      undefined,
-      (definition) => this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
-    );
+      kindAnnotations: (definition) => this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
+      reads: kubeLiveReads(client),
+    });
     this.states = new KindStates(kinds.kinds, log, metrics, (definition) => this.enqueueKind(definition));
     const observer: InformerObserver = {
       watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason),

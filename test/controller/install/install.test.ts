@@ -93,10 +93,10 @@ describe('the RBAC of the install', () => {
     expect(rules).toContain('cache.example.com/memcacheds: list,watch,patch'); // finalizers: ordered deletion
     expect(rules).toContain('cache.example.com/memcacheds/status: patch');
     expect(rules).toContain('cache.example.com/memcacheds/finalizers: update');
-    expect(rules).toContain('/pods: list,watch');
+    expect(rules).toContain('/pods: list,watch'); // Memcached's watch; a stuck child's pods (troubles.ts)
     expect(rules).toContain('apps/deployments: get,list,watch,create,patch,delete');
     expect(rules).toContain('/secrets: create,delete'); // write-only
-    expect(rules).toContain('/events: create,patch');
+    expect(rules).toContain('/events: list,create,patch');
     // A kind with a sync patches its own finalizer, and what it watches.
     expect(rules).toContain('nodes.lailin.xyz/nodepools: list,watch,patch');
     // NodePool declares the patch its sync makes on nodes; Memcached only watches pods.

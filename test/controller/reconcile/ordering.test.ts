@@ -157,13 +157,13 @@ describe('Ready right after an update, while the cache still shows the old child
       exists: cluster.exists.bind(cluster),
     };
     const writer = cluster.writer();
-    const reconciler = new Reconciler(
-      lagging,
+    const reconciler = new Reconciler({
+      view: lagging,
       writer,
-      new EventRecorder(writer, cluster.log),
-      cluster.log,
-      () => new Date(cluster.clock),
-    );
+      events: new EventRecorder(writer, cluster.log),
+      log: cluster.log,
+      now: () => new Date(cluster.clock),
+    });
     cluster.setSpec(webAppKind, NS, 'docs', { image: 'app:v2', replicas: 2 });
     await reconciler.reconcile(webAppKind, NS, 'docs');
     expect(writes(cluster.takeWrites())).toContain('apply Deployment/docs');

@@ -5,6 +5,7 @@
  * the *.cluster.test.ts files; the status side is in reconciler-status.test.ts.
  */
 import { DEPLOYMENT, SERVICE, databaseManagerKind, memcachedKind } from '../../../constructs';
+import { STUCK_AFTER_MS } from '../../../controller/reconcile/troubles';
 import { ApiError } from '../../../controller/kube/errors';
 import { exporterKind } from '../../fixtures/kinds/exporter';
 import { InMemoryCluster } from '../../../testing';
@@ -17,11 +18,11 @@ beforeEach(() => {
 const { reconcile, writes, available } = reconcilerHelpers(() => cluster);
 
 describe('a new resource', () => {
-  it('applies every child, writes no status yet, and checks back within a minute', async () => {
+  it('applies every child, writes no status yet, and checks back within seconds (its pods, should it be stuck)', async () => {
     cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
     const result = await reconcile(memcachedKind, 'cache');
     expect(writes().sort()).toEqual(['apply Deployment/cache', 'apply Service/cache']);
-    expect(result).toEqual({ requeueAfterMs: 60_000 });
+    expect(result).toEqual({ requeueAfterMs: STUCK_AFTER_MS });
     expect(cluster.events).toEqual([]); // what its creation asked for: its status says how they do
   });
 
