@@ -30,6 +30,12 @@ Options (environment variable in brackets):
   --health-addr HOST:PORT   /healthz and /readyz (default 127.0.0.1:8081) [RECONSTRUCT_HEALTH_ADDR]
   --resync SECONDS          periodic resync of every resource (default 36000, ten hours) [RECONSTRUCT_RESYNC]
   --shutdown-timeout SECONDS  bound on finishing in-flight work at SIGTERM (default 20)
+  --rollout-max-in-flight N  for every kind with a revision: at most N resources moved to a new one
+                            and not Ready again (default: the kind's, else 10) [RECONSTRUCT_ROLLOUT_MAX_IN_FLIGHT]
+  --rollout-failure-threshold K  stop a rollout while K moved resources are not Ready past the deadline
+                            (default: the kind's, else 3) [RECONSTRUCT_ROLLOUT_FAILURE_THRESHOLD]
+  --rollout-progress-deadline SECONDS  how long a moved resource may take to be Ready again (default: the
+                            kind's, else 600) [RECONSTRUCT_ROLLOUT_PROGRESS_DEADLINE]
   --log-level LEVEL         debug, info, warn or error (default info) [RECONSTRUCT_LOG_LEVEL]
   --log-format FORMAT       json or text (default: text on a terminal, else json) [RECONSTRUCT_LOG_FORMAT]
 ${KINDS_HELP}
@@ -51,6 +57,9 @@ const FLAGS = {
   'health-addr': { type: 'string' },
   resync: { type: 'string' },
   'shutdown-timeout': { type: 'string' },
+  'rollout-max-in-flight': { type: 'string' },
+  'rollout-failure-threshold': { type: 'string' },
+  'rollout-progress-deadline': { type: 'string' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -87,6 +96,18 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
     if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag}: "${text}" is not a positive number`);
     return n;
   };
+  const count = (flag: keyof typeof FLAGS): number | undefined => {
+    const text = pick(flag);
+    if (text === undefined) return undefined;
+    if (!/^[1-9][0-9]*$/.test(text))
+      throw new Error(`--${flag}: "${text}" is not a whole number of at least 1`);
+    return Number(text);
+  };
+  const rollout = {
+    maxInFlight: count('rollout-max-in-flight'),
+    failureThreshold: count('rollout-failure-threshold'),
+    progressDeadlineSeconds: count('rollout-progress-deadline'),
+  };
   const oneOf = <T extends string>(flag: keyof typeof FLAGS, allowed: readonly T[], fallback: T): T => {
     const text = pick(flag) ?? fallback;
     if (!allowed.includes(text as T))
@@ -111,6 +132,7 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
     healthAddr: pick('health-addr') ?? DEFAULT_SETTINGS.healthAddr,
     resyncMs: positive('resync', DEFAULT_SETTINGS.resyncMs / 1000) * 1000,
     shutdownMs: positive('shutdown-timeout', DEFAULT_SETTINGS.shutdownMs / 1000) * 1000,
+    ...(Object.values(rollout).some((v) => v !== undefined) ? { rollout } : {}),
     logLevel: oneOf('log-level', ['debug', 'info', 'warn', 'error'] as const, DEFAULT_SETTINGS.logLevel),
     logFormat: oneOf('log-format', ['json', 'text'] as const, process.stderr.isTTY ? 'text' : 'json'),
   };

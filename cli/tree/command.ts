@@ -36,8 +36,9 @@ const MARK = { Ready: '✓', NotReady: '✗', Unknown: '?', Stale: '-' } as cons
 export function formatTree(tree: Tree): string {
   const ready = tree.conditions.find((c) => c.type === 'Ready');
   const where = tree.namespace ? `${tree.namespace}/${tree.name}` : tree.name;
+  const revision = tree.revision ? `  revision ${tree.revision}` : '';
   const lines = [
-    `${tree.kind} ${where}  Ready=${ready?.status ?? 'Unknown'}${ready?.reason ? ` ${ready.reason}` : ''}`,
+    `${tree.kind} ${where}  Ready=${ready?.status ?? 'Unknown'}${ready?.reason ? ` ${ready.reason}` : ''}${revision}`,
   ];
   if (ready?.message) lines.push(`  ${ready.message}`);
   const { deletion } = tree;

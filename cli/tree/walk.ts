@@ -42,6 +42,8 @@ export interface Tree {
   readonly name: string;
   readonly generation?: number;
   readonly observedGeneration?: number;
+  /** The revision of the kind its children run (`status.lastAppliedRevision`), for a kind that declares one. */
+  readonly revision?: string;
   /** Set while the resource is being deleted: since when, and the finalizers that still hold it. */
   readonly deletion?: { readonly since: string; readonly finalizers: readonly string[] };
   readonly conditions: readonly { type: string; status: string; reason?: string; message?: string }[];
@@ -93,6 +95,7 @@ export async function treeOf(client: KubeClient, definition: Kind, resource: Cus
     observedGeneration?: number;
     conditions?: Tree['conditions'];
     createdChildren?: { kind: string; name: string }[];
+    lastAppliedRevision?: string;
   };
   const children: TreeChild[] = [];
   const wanted = new Set<string>();
@@ -178,6 +181,7 @@ export async function treeOf(client: KubeClient, definition: Kind, resource: Cus
     name,
     ...(generation !== undefined ? { generation } : {}),
     ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
+    ...(status.lastAppliedRevision !== undefined ? { revision: status.lastAppliedRevision } : {}),
     ...(deletionTimestamp ? { deletion: { since: deletionTimestamp, finalizers: finalizers ?? [] } } : {}),
     conditions: status.conditions ?? [],
     children,

@@ -126,6 +126,10 @@ export interface BalancerStatus {
    */
   lastHandledReconcileAt?: string;
   /**
+   * The revision of the kind's definition the children were last applied with, for a kind that declares one.
+   */
+  lastAppliedRevision?: string;
+  /**
    * Desired backend Services that exist.
    */
   activeBackendsNum?: number;

@@ -80,6 +80,10 @@ export interface DatabaseManagerStatus {
    */
   lastHandledReconcileAt?: string;
   /**
+   * The revision of the kind's definition the children were last applied with, for a kind that declares one.
+   */
+  lastAppliedRevision?: string;
+  /**
    * Available replicas of the Deployment.
    */
   availableReplicas?: number;

@@ -8,10 +8,17 @@
 import { isApiKind } from './api-kind';
 import { childrenReadiness } from './child-readiness';
 import { withDefaults } from './defaults';
-import type { Kind, KindOptions } from './kind';
+import type { Kind, KindOptions, RolloutOptions } from './kind';
 import { KindDefinitionError, problemsOf } from './kind-checks';
 import { crdOf } from './kind-crd';
 import { MAX_NAME_LENGTH } from './resource';
+
+/** How a new revision reaches the resources when the kind does not say (see RolloutOptions). */
+export const ROLLOUT_DEFAULTS: Required<RolloutOptions> = {
+  maxInFlight: 10,
+  failureThreshold: 3,
+  progressDeadlineSeconds: 600,
+};
 
 /**
  * Defines a kind. Throws KindDefinitionError naming every problem of an incomplete or inconsistent
@@ -41,6 +48,8 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     watches: options.watches ?? [],
     ...(options.sync ? { sync: options.sync } : {}),
     permissions: options.permissions ?? [],
+    ...(options.revision !== undefined ? { revision: options.revision } : {}),
+    rollout: { ...ROLLOUT_DEFAULTS, ...options.rollout },
     build(scope, resource) {
       return new Ctor(scope, options.kind.toLowerCase(), {
         name: resource.metadata.name,

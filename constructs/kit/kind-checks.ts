@@ -54,6 +54,23 @@ export function problemsOf(o: KindOptions<unknown, object>): string[] {
       Number.isInteger(o.maxNameLength) && o.maxNameLength >= 1 && o.maxNameLength <= MAX_NAME_LENGTH,
       `maxNameLength ${o.maxNameLength} must be an integer from 1 to ${MAX_NAME_LENGTH}`,
     );
+  if (o.revision !== undefined)
+    need(
+      typeof o.revision === 'string' && /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/.test(o.revision),
+      `revision "${String(o.revision)}" must be 1 to 63 letters, digits, '.', '_' or '-', starting and ending with a letter or digit`,
+    );
+  for (const [field, min] of [
+    ['maxInFlight', 1],
+    ['failureThreshold', 1],
+    ['progressDeadlineSeconds', 1],
+  ] as const) {
+    const value = o.rollout?.[field];
+    if (value !== undefined)
+      need(
+        Number.isInteger(value) && value >= min,
+        `rollout.${field} ${value} must be an integer of at least ${min}`,
+      );
+  }
   need(typeof o.construct === 'function', 'construct is missing: give the construct class');
   if (!o.schema) {
     problems.push('schema is missing: give at least schema.description and schema.spec');

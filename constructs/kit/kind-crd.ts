@@ -11,17 +11,19 @@ import {
   commonStatus,
   createdChildrenSchema,
   readyColumn,
+  revisionColumn,
   suspendedColumn,
   type CustomResourceDefinition,
   type PrinterColumn,
   type ValidationRule,
 } from './schema';
 
-function columnsOf(columns: PrinterColumn[] = []): PrinterColumn[] {
+function columnsOf(columns: PrinterColumn[] = [], revision: boolean): PrinterColumn[] {
   const has = (name: string) => columns.some((c) => c.name === name);
   return [
     ...columns,
     ...(has('Ready') ? [] : [readyColumn]),
+    ...(revision && !has('Revision') ? [revisionColumn] : []),
     ...(has('Suspended') ? [] : [suspendedColumn]),
     ...(has('Age') ? [] : [ageColumn]),
   ];
@@ -70,7 +72,7 @@ export function crdOf(
           served: true,
           storage: true,
           subresources: { status: {} },
-          additionalPrinterColumns: columnsOf(schema.columns),
+          additionalPrinterColumns: columnsOf(schema.columns, o.revision !== undefined),
           schema: {
             openAPIV3Schema: {
               type: 'object',

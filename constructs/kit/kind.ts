@@ -76,6 +76,31 @@ export interface KindSync<Spec = unknown> {
 }
 
 /**
+ * How a new revision of a kind reaches the resources that run an older one (see KindOptions.revision):
+ * oldest first, a few at a time, stopping when the new one fails. A resource whose spec changes, or a new
+ * one, moves at once: its user asked. Flags of `reconstruct controller` override these for every kind.
+ */
+export interface RolloutOptions {
+  /**
+   * At most this many resources of the kind moved to the new revision and not Ready again yet; the next
+   * moves once one becomes Ready.
+   * @default 10
+   */
+  readonly maxInFlight?: number;
+  /**
+   * The rollout stops (no more resources move) while this many resources moved to the new revision are
+   * not Ready `progressDeadlineSeconds` after they moved. It goes on by itself once fewer are.
+   * @default 3
+   */
+  readonly failureThreshold?: number;
+  /**
+   * How long a moved resource may take to become Ready again before it counts as failed.
+   * @default 600 - a Deployment's own progress deadline
+   */
+  readonly progressDeadlineSeconds?: number;
+}
+
+/**
  * What `defineKind` takes. `Spec` is the spec as users write it (`<Kind>Spec`); `Stored` is the spec as the
  * API server stores it, with the schema's defaults filled in (`<Kind>SpecWithDefaults`): what `status`,
  * `ready` and `sync` see, since they run on resources read from the cluster.
@@ -140,6 +165,17 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
    * @default - none: the resources, their status and finalizers, the children, and list and watch of the watches
    */
   readonly permissions?: readonly KindPermission[];
+  /**
+   * The revision of this definition: a name you change when a release of the kind changes the children
+   * of resources whose spec did not change (a new image default, a field on every Deployment), as a
+   * chart's version. The controller then moves the resources to it at a bounded pace (`rollout`), each
+   * resource's `status.lastAppliedRevision` says which it runs, and `kubectl get` shows it. Up to 63
+   * characters: letters, digits, `.`, `_`, `-`.
+   * @default - none: a new definition reaches every resource at once, as it comes
+   */
+  readonly revision?: string;
+  /** How a new revision reaches the resources (see RolloutOptions). */
+  readonly rollout?: RolloutOptions;
 }
 
 /** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
@@ -158,6 +194,10 @@ export interface Kind<Spec = unknown, Status extends object = object, Stored = S
   readonly sync?: KindSync<Stored>;
   /** What the kind's work needs beyond the derived rules (see KindOptions.permissions). */
   readonly permissions: readonly KindPermission[];
+  /** The revision of this definition, when it declares one (see KindOptions.revision). */
+  readonly revision?: string;
+  /** How a new revision reaches the resources, with the defaults filled in. */
+  readonly rollout: Required<RolloutOptions>;
   /** Adds the construct of `resource` to `scope`. Throws SpecError for a spec it cannot synthesize. */
   build(scope: Construct, resource: CustomResource<Spec>): Construct;
   /** `spec` with the schema's defaults filled in, as the API server would store it. */

@@ -144,6 +144,11 @@ export const commonStatus: Record<string, JSONSchemaProps> = {
     description:
       'The last value of the reconstruct.dev/requested-at annotation the controller has reconciled (reconcile now).',
   },
+  lastAppliedRevision: {
+    type: 'string',
+    description:
+      "The revision of the kind's definition the children were last applied with, for a kind that declares one.",
+  },
 };
 
 /**
@@ -180,6 +185,12 @@ export const suspendedColumn: PrinterColumn = {
   name: 'Suspended',
   type: 'string',
   jsonPath: '.status.conditions[?(@.type=="Suspended")].status',
+};
+/** The revision of the kind the children run, for a kind that declares one (`revision`). */
+export const revisionColumn: PrinterColumn = {
+  name: 'Revision',
+  type: 'string',
+  jsonPath: '.status.lastAppliedRevision',
 };
 export const ageColumn: PrinterColumn = {
   name: 'Age',

@@ -48,6 +48,10 @@ export interface MemcachedStatus {
    */
   lastHandledReconcileAt?: string;
   /**
+   * The revision of the kind's definition the children were last applied with, for a kind that declares one.
+   */
+  lastAppliedRevision?: string;
+  /**
    * Names of the memcached pods, sorted.
    */
   nodes?: string[];

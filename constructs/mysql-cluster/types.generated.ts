@@ -442,6 +442,10 @@ export interface MysqlClusterStatus {
    */
   lastHandledReconcileAt?: string;
   /**
+   * The revision of the kind's definition the children were last applied with, for a kind that declares one.
+   */
+  lastAppliedRevision?: string;
+  /**
    * Children of write-only kinds (the controller creates them but may not read them) it created, by uid.
    */
   createdChildren?: {

@@ -78,6 +78,10 @@ export interface NodePoolStatus {
    */
   lastHandledReconcileAt?: string;
   /**
+   * The revision of the kind's definition the children were last applied with, for a kind that declares one.
+   */
+  lastAppliedRevision?: string;
+  /**
    * Number of member nodes.
    */
   nodeCount?: number;

@@ -74,6 +74,8 @@ export interface ApplyScope {
   readonly desired: readonly Intent[];
   readonly created: CreatedChild[];
   readonly log: Logger;
+  /** Held back by a rollout (rollout.ts): children that exist are left as they are; missing ones are made. */
+  readonly held?: boolean;
 }
 
 /** Applies every child of the scope, at once; one outcome per child, in the children's order. */
@@ -110,7 +112,7 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
   if (live) deps.unseen.seen(key, childKey);
   if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
   let why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
-  if (!why) return { kind: 'unchanged', label };
+  if (!why || (scope.held && live)) return { kind: 'unchanged', label };
   let written: Pick<Manifest, 'metadata'> | undefined;
   try {
     if (policy.createOnly) {

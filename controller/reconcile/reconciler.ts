@@ -3,7 +3,8 @@
  * `reconcileResource`: gone (forget it), suspended (suspend.ts: no writes but its Suspended condition;
  * a reconcile asked for makes memory.ts forget what it stopped looking at), finalize (finalize.ts,
  * ordered-deletion.ts: a resource being deleted is held or released there), a terminating namespace (terminating.ts), synthesize (synthesize.ts:
- * a spec the construct refuses is said, not retried), apply the children (apply.ts, each by its policy,
+ * a spec the construct refuses is said, not retried), the rollout's gate (rollout.ts: a resource whose turn to
+ * move to the kind's new revision has not come keeps its children as they are), apply the children (apply.ts, each by its policy,
  * each saying what it did as an outcome), prune and sync (prune.ts, the kind's sync in finalize.ts), and
  * status: the outcomes folded once into a summary (summary.ts), the decision made from it in one pure
  * function (decide.ts), and carried out in one place (`settle`: events, the status write, the requeue).
@@ -11,16 +12,12 @@
  * What is remembered between reconciles is in one object (memory.ts).
  */
 import {
-  RECONCILE_ANNOTATION,
-  RECONCILE_DISABLED,
-  REQUESTED_AT_ANNOTATION,
-  SUSPENDED_BY_ANNOTATION,
   SpecError,
-  isSuspended,
   requestedReconcile,
   type ClusterView,
   type CustomResource,
   type Kind,
+  type RolloutOptions,
   type SyncWait,
 } from '../../constructs/kit';
 import { ChildError } from '../../constructs/kit/child-kinds';
@@ -35,9 +32,24 @@ import { finalize } from './finalize';
 import { ResourceMemory } from './memory';
 import { OrderedDeletion } from './ordered-deletion';
 import { prune } from './prune';
-import { kindReadiness, statusFields, writeStatus } from './status';
+import {
+  HELD_RECHECK_MS,
+  Rollouts,
+  changesChildren,
+  revisionRecord,
+  rolloutEvent,
+  type Gate,
+} from './rollout';
+import {
+  handledReconcile,
+  isFresh,
+  kindReadiness,
+  statusFields,
+  writeStatus,
+  type OtherCondition,
+} from './status';
 import { summarize, type Summary } from './summary';
-import { saysSuspended, suspendedMessage, suspendedStatus, type Suspension } from './suspend';
+import { saysSuspended, suspend, suspensionOf } from './suspend';
 import type { Intent } from './intent';
 import { createdChildrenOf, sameRecords } from './write-only';
 import type { BlockedResource } from './blocked';
@@ -52,22 +64,11 @@ export interface ReconcileResult {
 /** One reconcile's resource, its children and what it records, as the phases after synthesis see them. */
 interface Scope extends ApplyScope {
   readonly definition: Kind;
+  /** Whether its children may move to the kind's revision now (rollout.ts). */
+  readonly gate: Gate;
   /** What a user asked of this reconcile: a reconcile now, a resume. */
   readonly asked: { readonly requested?: string; readonly resumed: boolean };
 }
-
-/**
- * `status.lastHandledReconcileAt`: the resource's `reconstruct.dev/requested-at`, once reconciled (and for
- * as long as the annotation is there: a status without it would ask again).
- */
-const handledReconcile = (resource: CustomResource): { lastHandledReconcileAt?: string } => {
-  const requested = resource.metadata.annotations?.[REQUESTED_AT_ANNOTATION];
-  return requested !== undefined ? { lastHandledReconcileAt: requested } : {};
-};
-
-/** No status was written yet: the resource is new. */
-const isFresh = (resource: CustomResource): boolean =>
-  (resource.status as { observedGeneration?: number } | undefined)?.observedGeneration === undefined;
 
 /** What a reconciler works with. */
 export interface ReconcilerOptions {
@@ -84,6 +85,10 @@ export interface ReconcilerOptions {
   readonly kindAnnotations?: (definition: Kind) => Record<string, string> | undefined;
   /** The reads of a stuck child's pods and events (troubles.ts); none in a dry run, which says less. */
   readonly reads?: LiveReads;
+  /** The rollout settings that override every kind's (`reconstruct controller --rollout-*`). */
+  readonly rollout?: RolloutOptions;
+  /** Reconciles a resource soon: one whose turn in a rollout has come. None: it waits for its recheck. */
+  readonly enqueue?: (definition: Kind, namespace: string | undefined, name: string) => void;
 }
 
 export class Reconciler {
@@ -96,6 +101,8 @@ export class Reconciler {
   private readonly log: Logger;
   private readonly now: () => Date;
   private readonly kindAnnotations: NonNullable<ReconcilerOptions['kindAnnotations']>;
+  private readonly rollouts: Rollouts;
+  private readonly enqueue: ReconcilerOptions['enqueue'];
 
   constructor(options: ReconcilerOptions) {
     const { view, writer, events, log, now = () => new Date(), kindAnnotations = () => undefined } = options;
@@ -105,11 +112,16 @@ export class Reconciler {
     this.log = log;
     this.now = now;
     this.kindAnnotations = kindAnnotations;
+    this.rollouts = new Rollouts(view, now, options.rollout);
+    this.enqueue = options.enqueue;
     this.memory = new ResourceMemory(view, writer, events, log, now, options.reads);
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
     this.apply = { view, writer, drift, writeOnly, unseen };
   }
+
+  /** Where the kind's rollout of its revision stands (rollout.ts), for the metrics. */
+  rolloutCounts = (definition: Kind) => this.rollouts.counts(definition);
 
   /**
    * The resources that an object, not ours, of this kind and name blocks (ErrResourceExists): to reconcile
@@ -126,6 +138,10 @@ export class Reconciler {
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const key = objectKey(definition, namespace, name);
     const result = await this.reconcileResource(definition, key, namespace, name);
+    // A rollout moves on: the resources whose turn came are reconciled now, not at their recheck.
+    if (this.enqueue && definition.revision !== undefined) {
+      for (const next of this.rollouts.next(definition)) this.enqueue(definition, next.namespace, next.name);
+    }
     const soonest = Math.min(result.requeueAfterMs ?? Infinity, this.memory.dueInMs(key) ?? Infinity);
     return soonest === Infinity ? result : { requeueAfterMs: soonest };
   }
@@ -140,13 +156,21 @@ export class Reconciler {
     // Gone: the garbage collector removes the children through their ownerReferences.
     if (!resource) {
       this.memory.forget(key);
+      this.rollouts.forget(key);
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
     // Suspended: no writes but its status's word for it (a deletion still goes through finalize).
-    const suspension = this.suspension(definition, resource);
+    const suspension = suspensionOf(resource, definition.kind, this.kindAnnotations(definition));
     if (!resource.metadata.deletionTimestamp && suspension) {
-      return this.suspend(definition, resource, suspension, log);
+      return suspend(
+        { writer: this.writer, events: this.events },
+        definition,
+        resource,
+        suspension,
+        log,
+        this.now(),
+      );
     }
     const token = requestedReconcile(resource);
     const requested = token !== undefined && this.memory.requested(key, token) ? token : undefined;
@@ -165,7 +189,10 @@ export class Reconciler {
       return this.invalid({ key, definition, resource, log }, err, asked);
     }
     const created = writeOnly.records(key, resource);
-    const scope: Scope = { key, definition, resource, desired, created, log, asked };
+    const changes = () => changesChildren(desired, this.view, namespace);
+    const gate = this.rollouts.gate(definition, resource, changes);
+    const held = gate.held;
+    const scope: Scope = { key, definition, resource, desired, created, log, asked, gate, held };
     const applied = await this.applyPhase(scope);
     if (!('created' in applied)) return applied;
     const { summary, syncWaits } = await this.pruneAndSync(scope, applied);
@@ -186,33 +213,6 @@ export class Reconciler {
       ...handledReconcile(resource),
     };
     return this.settle(key, definition, resource, decideInvalid(err, asked), () => records);
-  }
-
-  /** Why the resource is suspended: its own annotation, else its kind's; undefined when it is not. */
-  private suspension(definition: Kind, resource: CustomResource): Suspension | undefined {
-    if (isSuspended(resource)) return { annotations: resource.metadata.annotations ?? {} };
-    const kindMarks = this.kindAnnotations(definition);
-    if (kindMarks?.[RECONCILE_ANNOTATION] === RECONCILE_DISABLED) {
-      return { annotations: kindMarks, kind: definition.kind };
-    }
-    return undefined;
-  }
-
-  /** The suspend phase: the status says so, once, with an event; nothing else is written. */
-  private async suspend(
-    definition: Kind,
-    resource: CustomResource,
-    suspension: Suspension,
-    log: Logger,
-  ): Promise<ReconcileResult> {
-    const status = suspendedStatus(resource, suspension, this.now());
-    if (!status) return {};
-    if (!saysSuspended(resource)) {
-      log.info('reconcile suspended', { by: suspension.annotations[SUSPENDED_BY_ANNOTATION] });
-      this.events.emit(resource, 'Normal', 'Suspended', suspendedMessage(suspension));
-    }
-    await this.writer.applyStatus(definition, resource, status);
-    return {};
   }
 
   /**
@@ -267,7 +267,10 @@ export class Reconciler {
     );
     const { view, writer } = this;
     const { writeOnly } = this.memory;
-    const pruned = await prune({ view, writer, writeOnly }, definition, resource, wanted, created, log);
+    // Held back by a rollout: what the new revision no longer renders stays too, until its turn.
+    const pruned = scope.held
+      ? { pruned: [], retained: [] }
+      : await prune({ view, writer, writeOnly }, definition, resource, wanted, created, log);
     // Without what was pruned (remembered before, in case pruning fails, with what was just created).
     writeOnly.remember(key, resource.metadata.uid ?? '', created);
     const syncWaits = await this.memory.finalizer.sync(definition, resource, log);
@@ -297,18 +300,36 @@ export class Reconciler {
       fresh: isFresh(resource),
       recordsKept: sameRecords(created, createdChildrenOf(resource)),
       readiness: () =>
-        troubles.explain(key, kindReadiness(definition, context, syncWaits, desired, namespace)),
+        // Held back by a rollout, its children run the older revision: what they are is what is Ready.
+        troubles.explain(
+          key,
+          kindReadiness(definition, context, syncWaits, scope.held ? [] : desired, namespace),
+        ),
     });
+    const { gate } = scope;
     const records = {
       ...(created.length > 0 ? { createdChildren: created } : {}),
       ...handledReconcile(resource),
+      ...revisionRecord(definition, resource, gate, summary.failures.length === 0),
     };
-    const result = await this.settle(key, definition, resource, decision, () => ({
-      ...definition.status(context),
-      ...records,
-    }));
-    // A stuck child's next read is due: looked at again then, whatever else comes.
-    const due = Math.min(result.requeueAfterMs ?? Infinity, troubles.dueInMs(key) ?? Infinity);
+    const note = rolloutEvent(resource, gate, definition.revision);
+    if (note) this.events.emit(resource, note.type, note.reason, note.message);
+    const rollout = (ready: boolean) => this.rollouts.condition(gate, ready, definition.revision);
+    const result = await this.settle(
+      key,
+      definition,
+      resource,
+      decision,
+      () => ({ ...definition.status(context), ...records }),
+      (ready) => [rollout(ready)].filter((c) => c !== undefined),
+    );
+    // A stuck child's next read is due, a resource held back by a rollout looks for its turn: looked at
+    // again then, whatever else comes.
+    const due = Math.min(
+      result.requeueAfterMs ?? Infinity,
+      troubles.dueInMs(key) ?? Infinity,
+      gate.held ? HELD_RECHECK_MS : Infinity,
+    );
     return due === Infinity ? result : { requeueAfterMs: due };
   }
 
@@ -322,14 +343,17 @@ export class Reconciler {
     resource: CustomResource,
     decision: Decision,
     fields: () => object,
+    others: (ready: boolean) => OtherCondition[] = () => [],
   ): Promise<ReconcileResult> {
     for (const e of decision.events) this.events.emit(resource, e.type, e.reason, e.message);
     if (decision.status) {
       const { readiness, mayHold } = decision.status;
       const values = fields();
-      const holdMs = mayHold ? this.memory.progress.holdMs(key, resource, values, readiness, this.now()) : 0;
+      const extra = others(readiness.ready);
+      const now = this.now();
+      const holdMs = mayHold ? this.memory.progress.holdMs(key, resource, values, readiness, now, extra) : 0;
       if (holdMs > 0) return { requeueAfterMs: holdMs };
-      await writeStatus(this.writer, definition, resource, values, readiness, this.now());
+      await writeStatus(this.writer, definition, resource, values, readiness, now, extra);
     }
     if (decision.error) throw new Error(decision.error); // Backs off and retries.
     if (decision.next === 'settled') {

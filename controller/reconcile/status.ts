@@ -2,14 +2,15 @@
  * A resource's status as the controller writes it: the kind's own fields, `observedGeneration`, and one
  * Ready condition whose `lastTransitionTime` moves only when its status does.
  */
-import type {
-  ApiKind,
-  ClusterView,
-  CustomResource,
-  Kind,
-  Readiness,
-  StatusContext,
-  SyncWait,
+import {
+  REQUESTED_AT_ANNOTATION,
+  type ApiKind,
+  type ClusterView,
+  type CustomResource,
+  type Kind,
+  type Readiness,
+  type StatusContext,
+  type SyncWait,
 } from '../../constructs/kit';
 import type { Writer } from '../kube/writer';
 import { sameJson } from './converge';
@@ -24,18 +25,35 @@ export type Condition = {
   observedGeneration?: number;
 };
 
+/** A condition besides Ready (a rollout's), as a phase asks for it: its lastTransitionTime is kept here. */
+export type OtherCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+
+/**
+ * `status.lastHandledReconcileAt`: the resource's `reconstruct.dev/requested-at`, once reconciled (and for
+ * as long as the annotation is there: a status without it would ask again).
+ */
+export const handledReconcile = (resource: CustomResource): { lastHandledReconcileAt?: string } => {
+  const requested = resource.metadata.annotations?.[REQUESTED_AT_ANNOTATION];
+  return requested !== undefined ? { lastHandledReconcileAt: requested } : {};
+};
+
+/** No status was written yet: the resource is new. */
+export const isFresh = (resource: CustomResource): boolean =>
+  (resource.status as { observedGeneration?: number } | undefined)?.observedGeneration === undefined;
+
 /** A time as the API server writes one (metav1.Time: RFC 3339, whole seconds). */
 export const metaTime = (at: Date): string => at.toISOString().replace(/\.\d+Z$/, 'Z');
 
 /**
- * The status to write for `resource` with the kind's `fields` and `readiness`, or undefined when it is what
- * is there already (no write).
+ * The status to write for `resource` with the kind's `fields` and `readiness` (and `others`, conditions
+ * besides Ready), or undefined when it is what is there already (no write).
  */
 export function nextStatus(
   resource: CustomResource,
   fields: object,
   readiness: Readiness,
   now: Date,
+  others: readonly OtherCondition[] = [],
 ): Record<string, unknown> | undefined {
   const current = (resource.status ?? {}) as { conditions?: Condition[] };
   const generation = resource.metadata.generation;
@@ -49,10 +67,15 @@ export function nextStatus(
     lastTransitionTime: previous && previous.status === status ? previous.lastTransitionTime : metaTime(now),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
+  const other = (c: OtherCondition): Condition => {
+    const before = current.conditions?.find((p) => p.type === c.type);
+    const since = before && before.status === c.status ? before.lastTransitionTime : metaTime(now);
+    return { ...c, lastTransitionTime: since };
+  };
   const next = {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     ...fields,
-    conditions: [condition],
+    conditions: [condition, ...others.map(other)],
   };
   return sameJson(next, current) ? undefined : next;
 }
@@ -65,8 +88,9 @@ export async function writeStatus(
   fields: object,
   readiness: Readiness,
   now: Date,
+  others: readonly OtherCondition[] = [],
 ): Promise<void> {
-  const next = nextStatus(resource, fields, readiness, now);
+  const next = nextStatus(resource, fields, readiness, now, others);
   if (next) await writer.applyStatus(type, resource, next);
 }
 
@@ -107,16 +131,25 @@ export const PROGRESS_WRITE_DELAY_MS = 1_000;
 /**
  * True when writing `readiness` would only report progress: the resource stays not Ready for the reason
  * its status gives already, for the generation it observed already (a rollout moving on: another replica
- * updated, a pod added). Such a write can wait a moment and take the next steps with it.
+ * updated, a pod added), and the other conditions keep their status and reason. Such a write can wait a
+ * moment and take the next steps with it.
  */
-export function onlyProgress(resource: CustomResource, readiness: Readiness): boolean {
+export function onlyProgress(
+  resource: CustomResource,
+  readiness: Readiness,
+  others: readonly OtherCondition[] = [],
+): boolean {
   const current = (resource.status ?? {}) as { observedGeneration?: number; conditions?: Condition[] };
   const previous = current.conditions?.find((c) => c.type === 'Ready');
+  const same = (c: OtherCondition) =>
+    current.conditions?.some((p) => p.type === c.type && p.status === c.status && p.reason === c.reason);
   return (
     !readiness.ready &&
     previous?.status === 'False' &&
     previous.reason === readiness.reason &&
-    current.observedGeneration === resource.metadata.generation
+    current.observedGeneration === resource.metadata.generation &&
+    others.every(same) &&
+    (current.conditions ?? []).filter((c) => c.type !== 'Ready').length === others.length
   );
 }
 
@@ -129,8 +162,15 @@ export class ProgressHold {
    * that only reports progress is due (PROGRESS_WRITE_DELAY_MS after the progress was first seen).
    * Level-based: the reconcile at the due time writes the status of the world as it is then.
    */
-  holdMs(key: string, resource: CustomResource, fields: object, readiness: Readiness, now: Date): number {
-    if (!onlyProgress(resource, readiness) || !nextStatus(resource, fields, readiness, now)) {
+  holdMs(
+    key: string,
+    resource: CustomResource,
+    fields: object,
+    readiness: Readiness,
+    now: Date,
+    others: readonly OtherCondition[] = [],
+  ): number {
+    if (!onlyProgress(resource, readiness, others) || !nextStatus(resource, fields, readiness, now, others)) {
       this.due.delete(key);
       return 0;
     }

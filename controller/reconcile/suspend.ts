@@ -8,10 +8,16 @@
  */
 import {
   RECONCILE_ANNOTATION,
+  RECONCILE_DISABLED,
   SUSPENDED_BY_ANNOTATION,
   SUSPEND_REASON_ANNOTATION,
+  isSuspended,
   type CustomResource,
+  type Kind,
 } from '../../constructs/kit';
+import type { EventSink } from '../kube/events';
+import type { Writer } from '../kube/writer';
+import type { Logger } from '../log';
 import { metaTime, type Condition } from './status';
 
 export const SUSPENDED_CONDITION = 'Suspended';
@@ -69,4 +75,34 @@ export function suspendedStatus(
     ...(resource.status as object | undefined),
     conditions: [...conditions.filter((c) => c.type !== SUSPENDED_CONDITION), condition],
   };
+}
+
+/** Why the resource is suspended: its own annotation, else its kind's (`kindMarks`); undefined when it is not. */
+export function suspensionOf(
+  resource: CustomResource,
+  kind: string,
+  kindMarks: Readonly<Record<string, string>> | undefined,
+): Suspension | undefined {
+  if (isSuspended(resource)) return { annotations: resource.metadata.annotations ?? {} };
+  if (kindMarks?.[RECONCILE_ANNOTATION] === RECONCILE_DISABLED) return { annotations: kindMarks, kind };
+  return undefined;
+}
+
+/** The suspend phase: the status says so, once, with an event; nothing else is written. */
+export async function suspend(
+  { writer, events }: { writer: Pick<Writer, 'applyStatus'>; events: EventSink },
+  definition: Kind,
+  resource: CustomResource,
+  suspension: Suspension,
+  log: Logger,
+  now: Date,
+): Promise<{ requeueAfterMs?: number }> {
+  const status = suspendedStatus(resource, suspension, now);
+  if (!status) return {};
+  if (!saysSuspended(resource)) {
+    log.info('reconcile suspended', { by: suspension.annotations[SUSPENDED_BY_ANNOTATION] });
+    events.emit(resource, 'Normal', 'Suspended', suspendedMessage(suspension));
+  }
+  await writer.applyStatus(definition, resource, status);
+  return {};
 }

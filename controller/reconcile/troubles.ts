@@ -5,8 +5,9 @@
  * for a claim, its newest event. Not a watch of every pod's status cluster-wide: one list of one
  * workload's pods, served from the API server's cache, for a resource that is stuck, then again at a
  * backing-off pace while it stays stuck, in the reconciles that come anyway (see docs/DESIGN.md, "Ready that says why", for the cost measured).
- * Any change of the blocking child starts over: what was read is no longer shown, and the next read waits
- * until the child has been still for STUCK_AFTER_MS again, so a rollout in progress costs no read.
+ * Any change of the blocking child drops what was read, and the next read waits until the child has been
+ * still for STUCK_AFTER_MS again, and for the backoff: a rollout in progress costs no read. Reads are
+ * paced across the controller (READS_PER_SECOND), so a burst of stuck resources cannot flood the API.
  */
 import {
   PERSISTENT_VOLUME_CLAIM,
@@ -91,14 +92,34 @@ export async function whyStuck(
 /** One resource's stuck child: which, as of which version, when it is read next, what was read. */
 interface Streak {
   readonly child: string;
-  readonly version: string | undefined;
+  version: string | undefined;
   reads: number;
   nextReadAt: number;
+  /** The time the pace gave its next read. */
+  reservedAt?: number;
   line?: string;
+}
+
+/** How many reads a second the controller makes, at most, after a burst of READ_BURST. */
+export const READS_PER_SECOND = 5;
+const READ_BURST = 10;
+
+/** Gives each read a time, at most READS_PER_SECOND after a burst (a virtual-time token bucket). */
+class ReadPace {
+  private due = 0;
+
+  reserve(now: number): number {
+    const interval = 1000 / READS_PER_SECOND;
+    this.due = Math.max(this.due, now);
+    const at = Math.max(now, this.due - (READ_BURST - 1) * interval);
+    this.due += interval;
+    return at;
+  }
 }
 
 export class Troubles {
   private readonly streaks = new Map<string, Streak>();
+  private readonly pace = new ReadPace();
   private refused = false;
 
   constructor(
@@ -125,11 +146,25 @@ export class Troubles {
     const now = this.now().getTime();
     const version = blocking.live.metadata.resourceVersion;
     let streak = this.streaks.get(key);
-    if (!streak || streak.child !== blocking.label || streak.version !== version) {
+    if (!streak || streak.child !== blocking.label) {
       streak = { child: blocking.label, version, reads: 0, nextReadAt: now + STUCK_AFTER_MS };
       this.streaks.set(key, streak);
+    } else if (streak.version !== version) {
+      // The child moved: what was read is of before, and the next read waits until it is still again
+      // (and for the backoff: a child that moves slowly is not read at each step).
+      Object.assign(streak, { version, line: undefined });
+      streak.nextReadAt = Math.max(streak.nextReadAt, now + STUCK_AFTER_MS);
     }
     if (now < streak.nextReadAt) return;
+    // Reads are paced across the controller: a burst of stuck resources reads a few a second.
+    if (streak.reservedAt === undefined) {
+      streak.reservedAt = this.pace.reserve(now);
+      if (streak.reservedAt > now) {
+        streak.nextReadAt = streak.reservedAt;
+        return;
+      }
+    }
+    streak.reservedAt = undefined;
     streak.reads += 1;
     streak.nextReadAt = now + Math.min(REREAD_MS * 2 ** (streak.reads - 1), REREAD_MAX_MS);
     try {

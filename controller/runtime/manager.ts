@@ -17,6 +17,7 @@ import {
   type KindRegistry,
   type KubeObject,
   type LabelMatch,
+  type RolloutOptions,
 } from '../../constructs/kit';
 import { KubeWriter } from '../kube/writer';
 import { EventRecorder } from '../kube/events';
@@ -41,6 +42,8 @@ interface ManagerOptions {
   workers: number;
   fieldManager: string;
   resyncMs: number;
+  /** Rollout settings that override every kind's (see RolloutOptions). */
+  rollout?: RolloutOptions;
 }
 
 export class Manager implements ClusterView {
@@ -98,7 +101,15 @@ export class Manager implements ClusterView {
       log,
       kindAnnotations: (definition) => this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
       reads: kubeLiveReads(client),
+      rollout: options.rollout,
+      enqueue: (definition, namespace, name) => this.queue.add(objectKey(definition, namespace, name)),
     });
+    const revised = kinds.kinds.filter((k) => k.revision !== undefined);
+    if (revised.length > 0) {
+      metrics.watchRollouts(() =>
+        revised.map((k) => ({ kind: k.kind, ...this.reconciler.rolloutCounts(k) })),
+      );
+    }
     this.states = new KindStates(kinds.kinds, log, metrics, (definition) => this.enqueueKind(definition));
     const observer: InformerObserver = {
       watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason),

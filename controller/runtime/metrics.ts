@@ -242,6 +242,26 @@ export class Metrics {
     });
   }
 
+  /**
+   * Where each kind's rollout of a new revision stands, read at each scrape:
+   * `reconstruct_rollout_resources{kind, state}`, state one of pending, moving, failed, done (docs/OPERATING.md).
+   */
+  watchRollouts(
+    counts: () => { kind: string; pending: number; moving: number; failed: number; done: number }[],
+  ): void {
+    new Gauge({
+      name: 'reconstruct_rollout_resources',
+      help: "Resources of a kind that declares a revision, by where they stand in its rollout: pending (an older revision), moving (moved, not Ready again yet), failed (moved, not Ready past the deadline), done (the kind's revision).",
+      labelNames: ['kind', 'state'],
+      registers: [this.registry],
+      collect() {
+        for (const { kind, ...states } of counts()) {
+          for (const [state, n] of Object.entries(states)) this.set({ kind, state }, n);
+        }
+      },
+    });
+  }
+
   /** The controllers (one per kind, named as controller-runtime names them: the kind in lower case). */
   controllers(kinds: readonly string[], workers: number): void {
     for (const kind of kinds) {

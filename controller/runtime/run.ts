@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { KindRegistry, type Kind } from '../../constructs/kit';
+import { KindRegistry, type Kind, type RolloutOptions } from '../../constructs/kit';
 import { LeaderElector } from './leader';
 import { loadClient } from '../kube/client';
 import { createLogger, type Logger } from '../log';
@@ -29,6 +29,8 @@ export interface ControllerSettings {
   shutdownMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   logFormat: 'json' | 'text';
+  /** Rollout settings that override every kind's (`--rollout-*`; see RolloutOptions). */
+  rollout?: RolloutOptions;
   /** @default - a logger of logLevel and logFormat on standard error */
   log?: Logger;
 }

@@ -28,6 +28,18 @@ describe('reconstruct controller settings', () => {
     });
   });
 
+  it('takes rollout settings for every kind, each only when given', () => {
+    const settings = (argv: string[], env: NodeJS.ProcessEnv) =>
+      parseSettings(argv, env) as Exclude<ReturnType<typeof parseSettings>, 'help'>;
+    expect(settings([], {}).rollout).toBeUndefined();
+    expect(
+      settings(['--rollout-max-in-flight', '5'], { RECONSTRUCT_ROLLOUT_PROGRESS_DEADLINE: '120' }).rollout,
+    ).toEqual({ maxInFlight: 5, failureThreshold: undefined, progressDeadlineSeconds: 120 });
+    expect(() => parseSettings(['--rollout-failure-threshold', '0'], {})).toThrow(
+      '--rollout-failure-threshold: "0" is not a whole number of at least 1',
+    );
+  });
+
   it('names the bad setting', () => {
     expect(() => parseSettings(['--workers', '0'], {})).toThrow('--workers: "0" is not a positive number');
     expect(() => parseSettings([], { RECONSTRUCT_LOG_LEVEL: 'loud' })).toThrow(

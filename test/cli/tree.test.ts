@@ -3,6 +3,26 @@ import { exitStatus, formatTree } from '../../cli/tree/command';
 import type { Tree } from '../../cli/tree/walk';
 
 describe('formatTree', () => {
+  it("shows the kind's revision the children run, and a rollout's condition", () => {
+    const text = formatTree({
+      apiVersion: 'rollouts.example.com/v1',
+      kind: 'Rolling',
+      namespace: 'shop',
+      name: 'r3',
+      revision: 'v1',
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'Ready', message: 'all 1 child object(s) ready' },
+        { type: 'Rollout', status: 'False', reason: 'Waiting', message: 'this one runs v1 until its turn' },
+      ],
+      children: [],
+    });
+    expect(text.split('\n').slice(0, 3)).toEqual([
+      'Rolling shop/r3  Ready=True Ready  revision v1',
+      '  all 1 child object(s) ready',
+      '  Rollout=False Waiting: this one runs v1 until its turn',
+    ]);
+  });
+
   it('prints the Ready condition, the other conditions, a stale status, then one line per child', () => {
     const text = formatTree({
       apiVersion: 'mysql.oracle.com/v1alpha1',

@@ -26,7 +26,11 @@ import {
  * The documents, and the folder their runnable blocks are compiled in: the GUIDE builds the project of
  * examples/static-site and writes its tests from that project's test/ folder (`import ... from '../src'`).
  */
-const DOCS: Record<string, string> = { 'README.md': '.', 'docs/GUIDE.md': 'examples/static-site/test' };
+const DOCS: Record<string, string> = {
+  'README.md': '.',
+  'docs/GUIDE.md': 'examples/static-site/test',
+  'docs/OPERATING.md': '.',
+};
 
 const blocks = Object.keys(DOCS).flatMap(codeBlocks);
 const typescript = blocks.filter((b) => b.lang === 'ts' || b.lang === 'typescript');

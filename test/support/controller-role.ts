@@ -18,6 +18,7 @@ import type { PolicyRule } from '../../controller/install/permissions';
 import { policyDemoKind } from '../fixtures/kinds/policy-demo';
 import { cacheClusterKind, webAppKind } from '../fixtures/kinds/web-app';
 import { tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
+import { rollingV1 } from '../fixtures/kinds/rolling-v1';
 import { kubectl } from './kubectl';
 
 /** The kinds the cluster tests run a controller for. */
@@ -27,6 +28,7 @@ export const TESTED_KINDS: readonly Kind[] = [
   webAppKind,
   cacheClusterKind,
   tenantNamespaceKind,
+  rollingV1,
 ];
 
 const NAMESPACE = 'reconstruct-tests';

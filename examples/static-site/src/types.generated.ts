@@ -106,6 +106,10 @@ export interface StaticSiteStatus {
    */
   lastHandledReconcileAt?: string;
   /**
+   * The revision of the kind's definition the children were last applied with, for a kind that declares one.
+   */
+  lastAppliedRevision?: string;
+  /**
    * Where the site answers inside the cluster: http://<name>.<namespace>.svc:<port>.
    */
   url?: string;

@@ -163,6 +163,31 @@ describe('defineKind', () => {
       expect(crd.spec.versions[0].subresources).toEqual({ status: {} });
     });
 
+    it('THEN a kind that declares a revision shows it in a Revision column, with rollout defaults filled in', () => {
+      const kind = defineKind(greetingWith({ revision: '2026.11-a', rollout: { maxInFlight: 2 } }));
+      expect(kind.revision).toBe('2026.11-a');
+      expect(kind.rollout).toEqual({ maxInFlight: 2, failureThreshold: 3, progressDeadlineSeconds: 600 });
+      expect(kind.crd.spec.versions[0].additionalPrinterColumns?.map((c) => c.name)).toEqual([
+        'Message',
+        'Ready',
+        'Revision',
+        'Suspended',
+        'Age',
+      ]);
+      expect(greetingKind.revision).toBeUndefined();
+    });
+
+    it('THEN a revision or rollout setting that cannot be a label value or a count is refused', () => {
+      expect(refusal({ revision: 'v 2' })).toContain('revision "v 2" must be 1 to 63 letters, digits');
+      expect(refusal({ revision: 'x'.repeat(64) })).toContain('must be 1 to 63');
+      expect(refusal({ rollout: { maxInFlight: 0 } })).toContain(
+        'rollout.maxInFlight 0 must be an integer of at least 1',
+      );
+      expect(refusal({ rollout: { progressDeadlineSeconds: 1.5 } })).toContain(
+        'rollout.progressDeadlineSeconds 1.5',
+      );
+    });
+
     it('THEN the printer columns end with Ready, Suspended and Age, and status has observedGeneration, conditions and lastHandledReconcileAt', () => {
       const version = crd.spec.versions[0];
       expect(version.additionalPrinterColumns?.map((c) => c.name)).toEqual([
@@ -175,6 +200,7 @@ describe('defineKind', () => {
         'observedGeneration',
         'conditions',
         'lastHandledReconcileAt',
+        'lastAppliedRevision',
       ]);
     });
 

@@ -18,7 +18,7 @@ import {
 import { ApiError } from '../../../controller/kube/errors';
 import type { LiveReads } from '../../../controller/kube/live-reads';
 import { Reconciler } from '../../../controller/reconcile/reconciler';
-import { REREAD_MS, STUCK_AFTER_MS } from '../../../controller/reconcile/troubles';
+import { READS_PER_SECOND, REREAD_MS, STUCK_AFTER_MS } from '../../../controller/reconcile/troubles';
 import { InMemoryCluster } from '../../../testing';
 import { liveReads } from '../../../testing/live-reads';
 import { IMAGE_PULL_BACKOFF, RUNNING_READY, UNSCHEDULABLE, pod } from '../../fixtures/pod-statuses';
@@ -145,20 +145,25 @@ describe('a resource whose Deployment is stuck', () => {
     advance(1_000);
     await reconcile(memcachedKind, 'cache');
     expect(ready(memcachedKind, 'cache')?.message).toMatch(/ImagePullBackOff/);
-    // A rollout moving on: a replica available. No read, and no stale word of the pods.
+    // A rollout moving on: a replica available. No stale word of the pods, and no read of its own: the
+    // next waits for the backoff (REREAD_MS after the first) and for the Deployment to be still.
     deploymentStatus('cache', 2, 1);
     await reconcile(memcachedKind, 'cache');
     advance(1_000);
-    // The read is due again only once the Deployment has been still for a while.
-    expect((await reconcile(memcachedKind, 'cache')).requeueAfterMs).toBe(STUCK_AFTER_MS - 1_000);
+    await reconcile(memcachedKind, 'cache');
     expect(ready(memcachedKind, 'cache')?.message).toBe('Deployment cache: 1 of 2 replicas available');
+    advance(STUCK_AFTER_MS);
+    await reconcile(memcachedKind, 'cache');
     expect(reads).toHaveLength(1);
+    advance(REREAD_MS);
+    await reconcile(memcachedKind, 'cache');
+    expect(reads).toHaveLength(2);
     // Ready: nothing read, nothing due.
     deploymentStatus('cache', 2, 2);
     advance(STUCK_AFTER_MS);
     expect(await reconcile(memcachedKind, 'cache')).toEqual({});
     expect(ready(memcachedKind, 'cache')?.status).toBe('True');
-    expect(reads).toHaveLength(1);
+    expect(reads).toHaveLength(2);
   });
 
   it('reads at once when a user asks for a reconcile (reconstruct.dev/requested-at)', async () => {
@@ -192,6 +197,28 @@ describe('a resource whose Deployment is stuck', () => {
       'cannot read pods or events: Ready will not say why a child is stuck (grant list on pods and events)',
     ]);
     expect(ready(memcachedKind, 'cache')?.message).toBe('Deployment cache: 0 of 2 replicas available');
+  });
+});
+
+describe('a burst of stuck resources', () => {
+  it(`reads ${READS_PER_SECOND} a second after a burst of 10, each resource asked back for its turn`, async () => {
+    start([memcachedKind]);
+    const names = Array.from({ length: 30 }, (_, i) => `c${i}`);
+    for (const name of names) {
+      cluster.putResource(memcachedKind, name, { size: 1 }, NS);
+      await reconcile(memcachedKind, name);
+      deploymentStatus(name, 1, 0);
+    }
+    for (const name of names) await reconcile(memcachedKind, name);
+    advance(STUCK_AFTER_MS);
+    const waits: number[] = [];
+    for (const name of names) waits.push((await reconcile(memcachedKind, name)).requeueAfterMs ?? -1);
+    expect(reads).toHaveLength(10);
+    // The others are asked back when their read's turn comes: 200 ms apart.
+    expect(waits.slice(10, 13)).toEqual([200, 400, 600]);
+    advance(1_000);
+    for (const name of names) await reconcile(memcachedKind, name);
+    expect(reads).toHaveLength(15);
   });
 });
 
