@@ -41,8 +41,9 @@ export class ResourceMemory {
     log: Logger,
     now: () => Date,
     reads?: LiveReads,
+    busy?: () => boolean,
   ) {
-    this.troubles = new Troubles(reads, log, now);
+    this.troubles = new Troubles(reads, log, now, busy);
     this.writeOnly = new WriteOnlyChildren(writer, now);
     this.finalizer = new Finalizer(view, writer, events, now);
     this.drift = new DriftRepair(writer, log);

@@ -87,6 +87,8 @@ export interface ReconcilerOptions {
   readonly reads?: LiveReads;
   /** The rollout settings that override every kind's (`reconstruct controller --rollout-*`). */
   readonly rollout?: RolloutOptions;
+  /** Whether resources wait in the queue: a stuck child's first read then gets no reconcile of its own. */
+  readonly busy?: () => boolean;
   /** Reconciles a resource soon: one whose turn in a rollout has come. None: it waits for its recheck. */
   readonly enqueue?: (definition: Kind, namespace: string | undefined, name: string) => void;
 }
@@ -114,7 +116,7 @@ export class Reconciler {
     this.kindAnnotations = kindAnnotations;
     this.rollouts = new Rollouts(view, now, options.rollout);
     this.enqueue = options.enqueue;
-    this.memory = new ResourceMemory(view, writer, events, log, now, options.reads);
+    this.memory = new ResourceMemory(view, writer, events, log, now, options.reads, options.busy);
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
     this.apply = { view, writer, drift, writeOnly, unseen };

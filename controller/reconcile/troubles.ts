@@ -126,6 +126,7 @@ export class Troubles {
     private readonly reads: LiveReads | undefined,
     private readonly log: Logger,
     private readonly now: () => Date,
+    private readonly busy: () => boolean = () => false,
   ) {}
 
   /**
@@ -192,8 +193,14 @@ export class Troubles {
     return readiness.ready || !line ? readiness : { ...readiness, message: `${readiness.message}; ${line}` };
   }
 
-  /** When the resource must be reconciled again for its first read, if it is to come. */
+  /**
+   * When the resource must be reconciled again for its first read, if it is to come. Not while the
+   * controller is busy (resources wait in its queue): a burst of new resources whose pods take a while is
+   * not reconciled once more each for it; their reads come with the reconciles that come anyway (their
+   * children's events, the not-Ready recheck within a minute).
+   */
   dueInMs(key: string): number | undefined {
+    if (this.busy()) return undefined;
     const streak = this.streaks.get(key);
     return streak?.reads === 0 ? Math.max(0, streak.nextReadAt - this.now().getTime()) : undefined;
   }

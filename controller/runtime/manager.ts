@@ -102,6 +102,7 @@ export class Manager implements ClusterView {
       kindAnnotations: (definition) => this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
       reads: kubeLiveReads(client),
       rollout: options.rollout,
+      busy: () => this.queue.length > 0,
       enqueue: (definition, namespace, name) => this.queue.add(objectKey(definition, namespace, name)),
     });
     const revised = kinds.kinds.filter((k) => k.revision !== undefined);

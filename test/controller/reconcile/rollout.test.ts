@@ -4,7 +4,13 @@
  * moved resources are not Ready past the deadline; a new resource, a spec change or an unchanged rendering
  * moves at once. Two builds of one kind (test/fixtures/kinds/rolling-*.ts) on an in-memory cluster.
  */
-import { DEPLOYMENT, type Kind, type RolloutOptions } from '../../../constructs';
+import {
+  DEPLOYMENT,
+  RECONCILE_ANNOTATION,
+  RECONCILE_DISABLED,
+  type Kind,
+  type RolloutOptions,
+} from '../../../constructs';
 import { Reconciler } from '../../../controller/reconcile/reconciler';
 import { InMemoryCluster } from '../../../testing';
 import { rollingKind, type RollingSpec } from '../../fixtures/kinds/rolling';
@@ -19,9 +25,12 @@ let cluster: InMemoryCluster;
 let events: { reason: string; type: string; message: string; name: string }[];
 let enqueued: string[];
 let reconciler: Reconciler;
+/** The annotations of the kind's CRD, as the controller's CRD watch sees them (a suspended kind). */
+let kindMarks: Record<string, string> | undefined;
 
 /** A controller (just started: nothing remembered) running `kind`'s build, with `rollout` flags. */
 function start(rollout?: RolloutOptions): void {
+  kindMarks = undefined;
   events = [];
   enqueued = [];
   reconciler = new Reconciler({
@@ -34,6 +43,7 @@ function start(rollout?: RolloutOptions): void {
     now: () => new Date(cluster.clock),
     rollout,
     enqueue: (_kind, _ns, name) => enqueued.push(name),
+    kindAnnotations: () => kindMarks,
   });
 }
 
@@ -184,6 +194,26 @@ describe('a new revision of a kind', () => {
     expect(enqueued).toEqual(['r3', 'r4', 'r5']);
     await reconcileAll(rollingV3);
     expect(builds()).toEqual(NAMES.map(() => 'v3'));
+  });
+
+  it('pauses while the kind is suspended, and goes on where it was once resumed', async () => {
+    await atV1();
+    start({ maxInFlight: 2 });
+    await reconcileAll(rollingV2);
+    expect(deploymentWrites()).toEqual(['r0', 'r1']);
+    kindMarks = { [RECONCILE_ANNOTATION]: RECONCILE_DISABLED };
+    cluster.clock += 1_000;
+    for (const name of ['r0', 'r1']) rolledOut(name);
+    await reconcileAll(rollingV2);
+    await reconcileAll(rollingV2);
+    expect(deploymentWrites()).toEqual([]);
+    expect(builds()).toEqual(['v2', 'v2', 'v1', 'v1', 'v1', 'v1']);
+    kindMarks = undefined;
+    cluster.clock += 1_000;
+    await reconcileAll(rollingV2);
+    cluster.clock += 1_000;
+    await reconcileAll(rollingV2);
+    expect(deploymentWrites()).toEqual(['r2', 'r3']);
   });
 
   it('restarted, picks the rollout up from the status: the moving ones still count', async () => {

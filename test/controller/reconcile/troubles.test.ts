@@ -32,7 +32,7 @@ let reconciler: Reconciler;
 let log: ReturnType<typeof recordingLogger>;
 
 /** A controller on the cluster whose reads are counted (or refused with `refuse`). */
-function start(kinds: Kind[], refuse?: Error): void {
+function start(kinds: Kind[], refuse?: Error, busy = false): void {
   cluster = new InMemoryCluster(kinds);
   reads = [];
   log = recordingLogger();
@@ -53,6 +53,7 @@ function start(kinds: Kind[], refuse?: Error): void {
     log: log.log,
     now,
     reads: counted,
+    busy: () => busy,
   });
 }
 
@@ -201,6 +202,18 @@ describe('a resource whose Deployment is stuck', () => {
 });
 
 describe('a burst of stuck resources', () => {
+  it('gets no reconcile of its own for the first read while the controller is busy: it rides on the others', async () => {
+    start([memcachedKind], undefined, true);
+    cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
+    await reconcile(memcachedKind, 'cache');
+    deploymentStatus('cache', 2, 0);
+    cachePods(IMAGE_PULL_BACKOFF);
+    expect((await reconcile(memcachedKind, 'cache')).requeueAfterMs).toBeGreaterThanOrEqual(60_000); // the recheck
+    advance(STUCK_AFTER_MS);
+    await reconcile(memcachedKind, 'cache'); // one that came anyway
+    expect(reads).toHaveLength(1);
+  });
+
   it(`reads ${READS_PER_SECOND} a second after a burst of 10, each resource asked back for its turn`, async () => {
     start([memcachedKind]);
     const names = Array.from({ length: 30 }, (_, i) => `c${i}`);
