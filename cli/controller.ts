@@ -27,6 +27,10 @@ Options (environment variable in brackets):
   --lease-duration SECONDS  how long a leader's lease lasts unrenewed (default 15) [RECONSTRUCT_LEASE_DURATION]
   --field-manager NAME      server-side apply field manager (default reconstruct) [RECONSTRUCT_FIELD_MANAGER]
   --metrics-addr HOST:PORT  /metrics (default 127.0.0.1:8080; "0" disables) [RECONSTRUCT_METRICS_ADDR]
+  --metrics-secure BOOL     /metrics over TLS, each scrape's bearer token checked (TokenReview, then
+                            SubjectAccessReview: get /metrics); default true unless --metrics-addr is
+                            loopback [RECONSTRUCT_METRICS_SECURE]
+  --metrics-cert-dir DIR    tls.crt and tls.key for it (default: self-signed at start) [RECONSTRUCT_METRICS_CERT_DIR]
   --health-addr HOST:PORT   /healthz and /readyz (default 127.0.0.1:8081) [RECONSTRUCT_HEALTH_ADDR]
   --resync SECONDS          periodic resync of every resource (default 36000, ten hours) [RECONSTRUCT_RESYNC]
   --shutdown-timeout SECONDS  bound on finishing in-flight work at SIGTERM (default 20)
@@ -55,6 +59,8 @@ const FLAGS = {
   'field-manager': { type: 'string' },
   'metrics-addr': { type: 'string' },
   'health-addr': { type: 'string' },
+  'metrics-secure': { type: 'string' },
+  'metrics-cert-dir': { type: 'string' },
   resync: { type: 'string' },
   'shutdown-timeout': { type: 'string' },
   'rollout-max-in-flight': { type: 'string' },
@@ -129,6 +135,10 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
     leaseDurationMs: positive('lease-duration', DEFAULT_SETTINGS.leaseDurationMs / 1000) * 1000,
     fieldManager: pick('field-manager') ?? DEFAULT_SETTINGS.fieldManager,
     metricsAddr: pick('metrics-addr') ?? DEFAULT_SETTINGS.metricsAddr,
+    ...(pick('metrics-secure') !== undefined
+      ? { metricsSecure: oneOf('metrics-secure', ['true', 'false'] as const, 'true') === 'true' }
+      : {}),
+    ...(pick('metrics-cert-dir') !== undefined ? { metricsCertDir: pick('metrics-cert-dir') } : {}),
     healthAddr: pick('health-addr') ?? DEFAULT_SETTINGS.healthAddr,
     resyncMs: positive('resync', DEFAULT_SETTINGS.resyncMs / 1000) * 1000,
     shutdownMs: positive('shutdown-timeout', DEFAULT_SETTINGS.shutdownMs / 1000) * 1000,

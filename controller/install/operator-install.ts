@@ -41,6 +41,13 @@ export interface InstallProps {
    * @default false
    */
   readonly serviceMonitor?: boolean;
+  /**
+   * /metrics over TLS, each scrape's token checked (TokenReview, SubjectAccessReview), with the
+   * `<name>-metrics-reader` ClusterRole to bind to the scraper. It needs ClusterRoles, which a namespaced
+   * install renders none of: there the metrics stay plain HTTP behind the NetworkPolicy.
+   * @default - true for a cluster-wide install, false for a namespaced one
+   */
+  readonly metricsAuth?: boolean;
 }
 
 /** The name of the ServiceAccount, roles, bindings and Deployment. */
@@ -79,6 +86,7 @@ export class OperatorInstall extends Construct {
       namespaces: props.namespaces,
       labels: LABELS,
     });
+    const metricsAuth = props.metricsAuth ?? !props.namespaces?.length;
     this.controller = new ControllerDeployment(this, 'controller', {
       name: INSTALL_NAME,
       namespace,
@@ -87,11 +95,13 @@ export class OperatorInstall extends Construct {
       image: props.image,
       replicas: props.replicas,
       namespaces: props.namespaces,
-      controllerArgs: props.controllerArgs,
+      // The controller secures metrics it serves beyond loopback unless told not to.
+      controllerArgs: [...(props.controllerArgs ?? []), ...(metricsAuth ? [] : ['--metrics-secure=false'])],
     });
     this.metrics = new MetricsAccess(this, 'metrics', {
       controller: this.controller,
       serviceMonitor: props.serviceMonitor,
+      auth: metricsAuth,
     });
   }
 }

@@ -3,7 +3,9 @@
  * the health and metrics servers, leader election and a bounded shutdown. `reconstruct controller` parses
  * its flags into these settings; a program that embeds the controller calls `runController` itself.
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { KindRegistry, type Kind, type RolloutOptions } from '../../constructs/kit';
 import { LeaderElector } from './leader';
@@ -11,7 +13,9 @@ import { loadClient } from '../kube/client';
 import { createLogger, type Logger } from '../log';
 import { Manager } from './manager';
 import { Metrics } from './metrics';
-import { HealthServer } from './server';
+import { MetricsAuthorizer } from './metrics-auth';
+import { HealthServer, isLoopback } from './server';
+import { selfSignedCertificate } from '../kube/self-signed';
 
 /** The controller's settings; each has a command-line flag (see `reconstruct controller --help`). */
 export interface ControllerSettings {
@@ -24,6 +28,16 @@ export interface ControllerSettings {
   leaseDurationMs: number;
   fieldManager: string;
   metricsAddr: string;
+  /**
+   * /metrics over TLS, each scrape's bearer token checked by a TokenReview and a SubjectAccessReview.
+   * @default - true unless metricsAddr is a loopback address (a local run)
+   */
+  metricsSecure?: boolean;
+  /**
+   * A folder holding the metrics server's `tls.crt` and `tls.key` (a cert-manager Secret, mounted).
+   * @default - a self-signed certificate made at start, as controller-runtime's
+   */
+  metricsCertDir?: string;
   healthAddr: string;
   resyncMs: number;
   shutdownMs: number;
@@ -87,15 +101,26 @@ export async function runController(
       })),
     metrics: () => metrics.render(),
   };
-  const health = new HealthServer(probes);
+  // The probes' port serves /metrics too only on loopback (a local run, the tests): a kubelet's probes need
+  // no token, a scraper does.
+  const health = new HealthServer(
+    isLoopback(settings.healthAddr) ? probes : { ...probes, metrics: undefined },
+  );
   const healthPort = await health.listen(settings.healthAddr);
   servers.push(health);
   const host = (address: string) => address.slice(0, address.lastIndexOf(':'));
   if (settings.metricsAddr !== '0' && settings.metricsAddr !== settings.healthAddr) {
-    const metricsServer = new HealthServer(probes);
+    const secure = settings.metricsSecure ?? !isLoopback(settings.metricsAddr);
+    const authorizer = new MetricsAuthorizer(client);
+    const metricsServer = new HealthServer({
+      ...probes,
+      ...(secure
+        ? { tls: metricsCertificate(settings.metricsCertDir), authorize: (h) => authorizer.decide(h) }
+        : {}),
+    });
     const metricsPort = await metricsServer.listen(settings.metricsAddr);
     servers.push(metricsServer);
-    log.info('serving /metrics', { address: `${host(settings.metricsAddr)}:${metricsPort}` });
+    log.info('serving /metrics', { address: `${host(settings.metricsAddr)}:${metricsPort}`, secure });
   }
   // The port chosen for :0, so that a test or a sidecar can find the probes.
   log.info('serving /healthz and /readyz', { address: `${host(settings.healthAddr)}:${healthPort}` });
@@ -166,4 +191,14 @@ export async function runController(
   await Promise.all(servers.map((s) => s.close()));
   // Losing the lease without being asked to stop is a failure: the Deployment restarts us as a standby.
   return lostLease ? 1 : 0;
+}
+
+/** The metrics server's key and certificate: from `dir` (tls.key, tls.crt), else self-signed now. */
+function metricsCertificate(dir: string | undefined): { key: string; cert: string } {
+  if (dir)
+    return {
+      key: readFileSync(join(dir, 'tls.key'), 'utf8'),
+      cert: readFileSync(join(dir, 'tls.crt'), 'utf8'),
+    };
+  return selfSignedCertificate([hostname(), 'localhost', '127.0.0.1']);
 }

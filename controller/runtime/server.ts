@@ -1,5 +1,10 @@
-/** The process's HTTP endpoints: /healthz (alive), /readyz (caches synced; `?verbose` says per check) and /metrics. */
+/**
+ * The process's HTTP endpoints: /healthz (alive), /readyz (caches synced; `?verbose` says per check) and
+ * /metrics; over TLS, with each scrape authorized (metrics-auth.ts), when the metrics leave the host.
+ */
 import * as http from 'node:http';
+import * as https from 'node:https';
+import type { ScrapeDecision } from './metrics-auth';
 import { createServer, type AddressInfo } from 'node:net';
 
 /** One line of `/readyz?verbose`: `[+]name message` when ok, else `[-]name message`. */
@@ -16,13 +21,18 @@ interface HealthServerOptions {
   checks?: () => readonly ReadyCheck[];
   /** /metrics body (Prometheus text format); 404 when absent. */
   metrics?: () => Promise<string>;
+  /** Serve HTTPS with this key and certificate (PEM). */
+  tls?: { readonly key: string; readonly cert: string };
+  /** Who may scrape /metrics, from the request's Authorization header; everyone when absent. */
+  authorize?: (authorization: string | undefined) => Promise<ScrapeDecision>;
 }
 
 export class HealthServer {
-  private readonly server: http.Server;
+  private readonly server: http.Server | https.Server;
 
   constructor(private readonly options: HealthServerOptions = {}) {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse) => void this.handle(req, res);
+    this.server = options.tls ? https.createServer(options.tls, handler) : http.createServer(handler);
     // Probes and scrapers reconnect anyway; idle sockets must not delay close().
     this.server.keepAliveTimeout = 5_000;
   }
@@ -72,9 +82,16 @@ export class HealthServer {
           lines.push(ready ? 'readyz check passed' : 'readyz check failed');
           return send(ready ? 200 : 503, `${lines.join('\n')}\n`);
         }
-        case '/metrics':
+        case '/metrics': {
           if (!this.options.metrics) return send(404, 'not found\n');
+          const decision =
+            this.options.authorize && (await this.options.authorize(req.headers.authorization));
+          if (decision && decision.code !== 200) {
+            if (decision.code === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+            return send(decision.code, decision.message);
+          }
           return send(200, await this.options.metrics(), 'text/plain; version=0.0.4; charset=utf-8');
+        }
         default:
           return send(404, 'not found\n');
       }
@@ -106,4 +123,10 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Whether an address binds the loopback interface only (what leaves the host does not). */
+export function isLoopback(address: string): boolean {
+  const { host } = parseAddress(address);
+  return host === 'localhost' || host === '::1' || (host !== undefined && /^127\./.test(host));
 }

@@ -40,6 +40,20 @@ describe('reconstruct controller settings', () => {
     );
   });
 
+  it('secures /metrics only when asked, else by the address (controller/runtime/run.ts decides)', () => {
+    const settings = (argv: string[]) =>
+      parseSettings(argv, {}) as Exclude<ReturnType<typeof parseSettings>, 'help'>;
+    expect(settings([]).metricsSecure).toBeUndefined();
+    expect(settings(['--metrics-secure', 'false']).metricsSecure).toBe(false);
+    expect(settings(['--metrics-secure', 'true', '--metrics-cert-dir', '/certs'])).toMatchObject({
+      metricsSecure: true,
+      metricsCertDir: '/certs',
+    });
+    expect(() => settings(['--metrics-secure', 'yes'])).toThrow(
+      '--metrics-secure: "yes" is not one of true, false',
+    );
+  });
+
   it('names the bad setting', () => {
     expect(() => parseSettings(['--workers', '0'], {})).toThrow('--workers: "0" is not a positive number');
     expect(() => parseSettings([], { RECONSTRUCT_LOG_LEVEL: 'loud' })).toThrow(

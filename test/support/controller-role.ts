@@ -44,10 +44,16 @@ export function controllerKubeconfig(): string | undefined {
   if (process.env.RECONSTRUCT_TEST_CONTROLLER_ADMIN === '1') return undefined;
   const cached = process.env[ENV];
   if (cached) return cached;
-  type Doc = { kind: string; rules?: PolicyRule[] };
+  type Doc = { kind: string; metadata: { name: string }; rules?: PolicyRule[] };
   const docs = installManifests({ kinds: TESTED_KINDS, version: '0.0.0' }) as Doc[];
-  const rules = (kind: string) => docs.find((d) => d.kind === kind)?.rules ?? [];
-  const file = serviceAccountKubeconfig(NAME, NAMESPACE, [...rules('ClusterRole'), ...rules('Role')]);
+  // The controller's roles, and what checking a scrape of its metrics needs (the metrics-auth role).
+  const rules = (kind: string, name: string) =>
+    docs.find((d) => d.kind === kind && d.metadata.name === name)?.rules ?? [];
+  const file = serviceAccountKubeconfig(NAME, NAMESPACE, [
+    ...rules('ClusterRole', 'reconstruct-controller'),
+    ...rules('ClusterRole', 'reconstruct-controller-metrics-auth'),
+    ...rules('Role', 'reconstruct-controller-leader-election'),
+  ]);
   process.env[ENV] = file;
   return file;
 }

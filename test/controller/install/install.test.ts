@@ -53,13 +53,22 @@ describe('installManifests', () => {
     expect(render().some((d) => d.kind === 'ServiceMonitor')).toBe(false);
   });
 
-  it('adds a ServiceMonitor scraping that Service’s metrics port when asked', () => {
+  it('adds a ServiceMonitor scraping that Service’s metrics port when asked, over HTTPS with its token', () => {
     const docs = render({ serviceMonitor: true });
     const monitor = docs.find((d) => d.kind === 'ServiceMonitor');
     const service = docs.find((d) => d.kind === 'Service');
     expect(monitor?.spec).toEqual({
       selector: { matchLabels: (service?.spec as { selector: object }).selector },
-      endpoints: [{ port: 'metrics', path: '/metrics', interval: '30s' }],
+      endpoints: [
+        {
+          port: 'metrics',
+          path: '/metrics',
+          interval: '30s',
+          scheme: 'https',
+          bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+          tlsConfig: { insecureSkipVerify: true },
+        },
+      ],
     });
   });
 
@@ -143,6 +152,11 @@ describe('the RBAC of the install', () => {
       'a',
       'reconstruct-system',
     ]);
+    // So its metrics stay plain HTTP behind the NetworkPolicy: checking a token needs ClusterRoles.
+    const deployment = docs.find((d) => d.kind === 'Deployment') as unknown as {
+      spec: { template: { spec: { containers: { args: string[] }[] } } };
+    };
+    expect(deployment.spec.template.spec.containers[0].args).toContain('--metrics-secure=false');
   });
 
   it('adds exactly what a kind declares, with its resourceNames, and no write on what it only watches', () => {

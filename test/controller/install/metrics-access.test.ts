@@ -7,7 +7,10 @@ import { toYaml } from '../../constructs/manifests';
 
 type Spec = Record<string, unknown>;
 
-function synth(serviceMonitor?: boolean): {
+function synth(
+  serviceMonitor?: boolean,
+  auth?: boolean,
+): {
   metrics: MetricsAccess;
   manifests: (Manifest & { spec: Spec })[];
 } {
@@ -18,9 +21,9 @@ function synth(serviceMonitor?: boolean): {
     serviceAccountName: 'op',
     labels: { app: 'op' },
   });
-  const metrics = new MetricsAccess(chart, 'metrics', { controller, serviceMonitor });
+  const metrics = new MetricsAccess(chart, 'metrics', { controller, serviceMonitor, auth });
   const manifests = (Testing.synth(chart) as (Manifest & { spec: Spec })[]).filter(
-    (m) => m.kind !== 'Deployment',
+    (m) => m.kind !== 'Deployment' && !m.kind.startsWith('ClusterRole'),
   );
   return { metrics, manifests };
 }
@@ -59,12 +62,53 @@ describe('MetricsAccess', () => {
     ]);
   });
 
-  it('GIVEN serviceMonitor THEN it scrapes the Service’s metrics port', () => {
+  it('GIVEN serviceMonitor THEN it scrapes the Service’s metrics port over HTTPS with its own token', () => {
     const { metrics, manifests } = synth(true);
     expect(metrics.serviceMonitor?.name).toBe('op');
     expect(manifests.find((m) => m.kind === 'ServiceMonitor')?.spec).toEqual({
       selector: { matchLabels: { app: 'op' } },
-      endpoints: [{ port: 'metrics', path: '/metrics', interval: '30s' }],
+      endpoints: [
+        {
+          port: 'metrics',
+          path: '/metrics',
+          interval: '30s',
+          scheme: 'https',
+          bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+          tlsConfig: { insecureSkipVerify: true },
+        },
+      ],
     });
+    // Without auth (a namespaced install): plain HTTP.
+    const plain = synth(true, false).manifests.find((m) => m.kind === 'ServiceMonitor')?.spec;
+    expect(plain?.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+  });
+
+  it('lets the controller check scrapes and gives a role to bind scrapers to; none without auth', () => {
+    const roles = (auth?: boolean) => {
+      const chart = Testing.chart();
+      const controller = new ControllerDeployment(chart, 'controller', {
+        name: 'op',
+        namespace: 'op-system',
+        serviceAccountName: 'op-sa',
+        labels: { app: 'op' },
+      });
+      new MetricsAccess(chart, 'metrics', { controller, auth });
+      return (Testing.synth(chart) as (Manifest & Record<string, unknown>)[]).filter((m) =>
+        m.kind.startsWith('ClusterRole'),
+      );
+    };
+    const [reader, auth, binding] = roles();
+    expect([reader, auth, binding].map((r) => `${r.kind}/${r.metadata.name}`)).toEqual([
+      'ClusterRole/op-metrics-reader',
+      'ClusterRole/op-metrics-auth',
+      'ClusterRoleBinding/op-metrics-auth',
+    ]);
+    expect(reader.rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+    expect(auth.rules).toEqual([
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    ]);
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'op-sa', namespace: 'op-system' }]);
+    expect(roles(false)).toEqual([]);
   });
 });

@@ -71,7 +71,7 @@ describe('OperatorInstall', () => {
       );
     });
 
-    it('THEN one ClusterRole grants what the kinds need, with no Role but the Lease’s, and no ServiceMonitor', () => {
+    it('THEN one ClusterRole grants what the kinds need, with no Role but the Lease’s, no ServiceMonitor, and the metrics behind authentication', () => {
       expect(install.rbac.clusterRole).toBeDefined();
       expect(install.rbac.roles).toEqual([]);
       expect(install.metrics.serviceMonitor).toBeUndefined();
@@ -84,9 +84,16 @@ describe('OperatorInstall', () => {
         'Role/reconstruct-system/reconstruct-controller-leader-election',
         'RoleBinding/reconstruct-system/reconstruct-controller-leader-election',
         'Deployment/reconstruct-system/reconstruct-controller',
+        'ClusterRole/reconstruct-controller-metrics-reader',
+        'ClusterRole/reconstruct-controller-metrics-auth',
+        'ClusterRoleBinding/reconstruct-controller-metrics-auth',
         'Service/reconstruct-system/reconstruct-controller-metrics',
         'NetworkPolicy/reconstruct-system/reconstruct-controller-metrics',
       ]);
+      // Secured by the controller's default beyond loopback; a namespaced install turns it off (below).
+      expect(deploymentOf(manifests).spec.template.spec.containers[0].args).not.toContain(
+        '--metrics-secure=false',
+      );
     });
   });
 
