@@ -3,13 +3,15 @@
  * the events a test puts, as the API server would select them.
  */
 import { EVENT, POD, type ClusterView } from '../constructs/kit';
-import { selects } from '../constructs/kit/pod-trouble';
+import { selectorMatches } from '../constructs/kit/selectors';
 import type { LiveReads } from '../controller/kube/live-reads';
 
 export function liveReads(cluster: Pick<ClusterView, 'list'>): LiveReads {
   return {
     pods: (namespace, selector) =>
-      Promise.resolve(cluster.list(POD, namespace).filter((p) => selects(selector, p.metadata.labels))),
+      Promise.resolve(
+        cluster.list(POD, namespace).filter((p) => selectorMatches(selector, p.metadata.labels ?? {})),
+      ),
     events: (namespace, about) =>
       Promise.resolve(
         cluster.list(EVENT, namespace).filter((e) => {

@@ -7,6 +7,7 @@
  */
 import { kindKey, type ApiKind } from './api-kind';
 import type { KubeObject } from './cluster-view';
+import type { LabelSelector } from './selectors';
 
 /** The child kinds whose pods can say why they are not ready: they select them by `spec.selector`. */
 const POD_OWNERS = new Set([
@@ -23,12 +24,6 @@ export const ownsPods = (type: Pick<ApiKind, 'apiVersion' | 'kind'>): boolean =>
 /** The child kinds that can say why they are stuck: by their pods, a pod by itself, a claim by its events. */
 export const saysWhyStuck = (type: Pick<ApiKind, 'apiVersion' | 'kind'>): boolean =>
   ownsPods(type) || ['v1/Pod', 'v1/PersistentVolumeClaim'].includes(kindKey(type));
-
-/** A label selector as the API writes one. */
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}
 
 /** The pods' selector of a workload (`spec.selector`), or undefined when it has none. */
 export function podSelectorOf(workload: KubeObject): LabelSelector | undefined {
@@ -47,21 +42,6 @@ export function selectorQuery(selector: LabelSelector): string {
     else if (operator === 'DoesNotExist') terms.push(`!${key}`);
   }
   return terms.join(',');
-}
-
-/** Whether a selector selects an object with these labels (as the API server decides it). */
-export function selects(selector: LabelSelector, labels: Record<string, string> = {}): boolean {
-  const exact = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
-  return (
-    exact &&
-    (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
-      const has = key in labels;
-      if (operator === 'In') return has && values.includes(labels[key]);
-      if (operator === 'NotIn') return !has || !values.includes(labels[key]);
-      if (operator === 'Exists') return has;
-      return operator === 'DoesNotExist' ? !has : false;
-    })
-  );
 }
 
 /** What blocks the pods of a workload, the worst first found. */

@@ -26,7 +26,7 @@ interface Requirement {
 }
 
 /** A LabelSelector (matchLabels and matchExpressions), or a Service's plain map as matchLabels. */
-interface Selector {
+export interface LabelSelector {
   readonly matchLabels?: Labels;
   readonly matchExpressions?: readonly Requirement[];
 }
@@ -40,7 +40,7 @@ interface FoundSelector {
   readonly child: Manifest;
   /** The field, as a message names it (`spec.selector`). */
   readonly field: string;
-  readonly selector: Selector;
+  readonly selector: LabelSelector;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -96,11 +96,11 @@ function selectorsOf(child: Manifest): FoundSelector[] {
   }
 }
 
-const termsOf = (s: Selector): number =>
+const termsOf = (s: LabelSelector): number =>
   Object.keys(s.matchLabels ?? {}).length + (s.matchExpressions ?? []).length;
 
 /** Whether `selector` selects pods labelled `labels`, as the API server's label selectors do. */
-export function selectorMatches(selector: Selector, labels: Labels): boolean {
+export function selectorMatches(selector: LabelSelector, labels: Labels): boolean {
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     if (labels[key] !== value) return false;
   }
@@ -137,7 +137,7 @@ function holdsName(value: string, name: string): boolean {
 }
 
 /** Whether some term of `selector` only matches values that belong to the resource named `name`. */
-function isTiedTo(selector: Selector, name: string): boolean {
+function isTiedTo(selector: LabelSelector, name: string): boolean {
   const owned = (key: string, value: string) => key === ADDRESS_LABEL || holdsName(value, name);
   if (Object.entries(selector.matchLabels ?? {}).some(([key, value]) => owned(key, value))) return true;
   return (selector.matchExpressions ?? []).some(
@@ -145,12 +145,12 @@ function isTiedTo(selector: Selector, name: string): boolean {
   );
 }
 
-const usesAddress = (s: Selector) =>
+const usesAddress = (s: LabelSelector) =>
   Object.hasOwn(s.matchLabels ?? {}, ADDRESS_LABEL) ||
   (s.matchExpressions ?? []).some((r) => r.key === ADDRESS_LABEL);
 
 /** How a selector reads in a message: `{app: web, tier in (a, b)}`. */
-function shown(s: Selector): string {
+function shown(s: LabelSelector): string {
   const terms = [
     ...Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}: ${v}`),
     ...(s.matchExpressions ?? []).map(

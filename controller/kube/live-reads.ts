@@ -4,7 +4,8 @@
  * An interface, so that a reconcile runs on the in-memory cluster too (testing/live-reads.ts).
  */
 import { EVENT, POD, type KubeObject } from '../../constructs/kit';
-import { selectorQuery, type LabelSelector } from '../../constructs/kit/pod-trouble';
+import { selectorQuery } from '../../constructs/kit/pod-trouble';
+import type { LabelSelector } from '../../constructs/kit/selectors';
 import type { KubeClient } from './client';
 import { resourcePath } from './paths';
 

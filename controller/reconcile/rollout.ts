@@ -111,18 +111,15 @@ export class Rollouts {
       return { held: true, stopped: true, condition: condition('False', 'Stopped', message) };
     }
     const free = maxInFlight - this.inFlight(definition, snapshot);
-    const turn = snapshot.pending
-      .map((r) => this.key(definition, r))
-      .filter((k) => !admitted.has(k))
-      .indexOf(key);
+    const waiting = this.waiting(definition, snapshot);
+    const turn = waiting.findIndex((r) => this.key(definition, r) === key);
     if (free > 0 && turn >= 0 && turn < free) {
       admitted.set(key, this.now().getTime());
       return { held: false, moving: { from: applied, admitted: true } };
     }
-    const waiting = snapshot.pending.filter((r) => !admitted.has(this.key(definition, r))).length;
     const message =
       `revision ${revision} is rolled out ${maxInFlight} resource(s) at a time, oldest first: ` +
-      `this one runs ${applied} until its turn (${waiting} waiting)`;
+      `this one runs ${applied} until its turn (${waiting.length} waiting)`;
     return { held: true, stopped: false, condition: condition('False', 'Waiting', message) };
   }
 
@@ -144,11 +141,8 @@ export class Rollouts {
     const { maxInFlight, failureThreshold } = this.settings(definition);
     if (snapshot.pending.length === 0 || snapshot.failed.length >= failureThreshold) return [];
     const free = maxInFlight - this.inFlight(definition, snapshot);
-    const admitted = this.admittedOf(definition);
     const now = this.now().getTime();
-    const due = snapshot.pending
-      .filter((r) => !admitted.has(this.key(definition, r)))
-      .slice(0, Math.max(0, free));
+    const due = this.waiting(definition, snapshot).slice(0, Math.max(0, free));
     return due
       .filter((r) => {
         const key = this.key(definition, r);
@@ -170,6 +164,12 @@ export class Rollouts {
   forget(key: string): void {
     for (const admitted of this.admitted.values()) admitted.delete(key);
     this.kicked.delete(key);
+  }
+
+  /** The pending resources not moved since the snapshot, oldest first: the queue of turns. */
+  private waiting(definition: Kind, snapshot: Snapshot): readonly CustomResource[] {
+    const admitted = this.admittedOf(definition);
+    return snapshot.pending.filter((r) => !admitted.has(this.key(definition, r)));
   }
 
   /** Moved and not Ready again, not failed: those the caches show moving, and those moved since. */

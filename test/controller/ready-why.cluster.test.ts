@@ -8,6 +8,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import type { KubeObject } from '../../constructs';
+import { newestEvent, podSelectorOf } from '../../constructs/kit/pod-trouble';
+import { loadClient } from '../../controller/kube/client';
+import { kubeLiveReads } from '../../controller/kube/live-reads';
 import { type RunningController, startController, watchingOnly } from '../support/controller';
 import {
   applyYaml,
@@ -89,6 +93,19 @@ it("says the scheduler's reason for members it cannot place, within 10 s, and dr
   expect(stuck.message).toMatch(
     /^0 of 3 members ready; pod db-0: Unschedulable: 0\/\d+ nodes are available: \d+ node\(s\) were unschedulable/,
   );
+
+  // The reads the controller makes, as the API server answers them (the unit tests use the in-memory
+  // cluster's): the StatefulSet's pods by its selector, and a pod's events by a field selector.
+  const reads = kubeLiveReads(loadClient({ userAgent: 'ready-why-test' }));
+  const sts = getJson<KubeObject>(['statefulset', 'db', '-n', ns]);
+  const pods = await reads.pods(ns, podSelectorOf(sts)!);
+  expect(pods.map((p) => p.metadata.name)).toEqual(['db-0']);
+  const events = await reads.events(ns, { kind: 'Pod', name: 'db-0' });
+  expect(events.length).toBeGreaterThan(0);
+  expect(
+    events.every((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === 'db-0'),
+  ).toBe(true);
+  expect(newestEvent(events)).toMatchObject({ reason: 'FailedScheduling' });
 
   const tree = spawnSync(process.execPath, [CLI, 'tree', 'mysqlcluster/db', '-n', ns], { encoding: 'utf8' });
   expect(tree.stdout).toMatch(

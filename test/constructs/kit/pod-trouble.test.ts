@@ -4,10 +4,10 @@ import {
   podSelectorOf,
   podTrouble,
   selectorQuery,
-  selects,
   troubleLine,
   withEvent,
 } from '../../../constructs/kit/pod-trouble';
+import { selectorMatches } from '../../../constructs/kit/selectors';
 import {
   CONTAINER_CREATING,
   CRASH_LOOP,
@@ -125,9 +125,9 @@ describe('the pods of a workload', () => {
   it('are selected by its spec.selector, as a list query and as the API server matches labels', () => {
     const selector = podSelectorOf(deployment)!;
     expect(selectorQuery(selector)).toBe('app=web,tier in (a,b),!canary');
-    expect(selects(selector, { app: 'web', tier: 'a' })).toBe(true);
-    expect(selects(selector, { app: 'web', tier: 'c' })).toBe(false);
-    expect(selects(selector, { app: 'web', tier: 'a', canary: 'x' })).toBe(false);
+    expect(selectorMatches(selector, { app: 'web', tier: 'a' })).toBe(true);
+    expect(selectorMatches(selector, { app: 'web', tier: 'c' })).toBe(false);
+    expect(selectorMatches(selector, { app: 'web', tier: 'a', canary: 'x' })).toBe(false);
     expect(podSelectorOf({ metadata: { name: 'x' }, spec: {} })).toBeUndefined();
     expect(podSelectorOf({ metadata: { name: 'x' }, spec: { selector: {} } })).toBeUndefined();
   });
