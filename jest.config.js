@@ -1,4 +1,7 @@
-/** Two projects: `unit` needs nothing but Node; `cluster` needs a real API server (see scripts/cluster). */
+/**
+ * Three projects: `unit` needs nothing but Node; `cluster` needs a real API server (see scripts/cluster);
+ * `image` also needs the operator image and a container engine (npm run test:image).
+ */
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
@@ -12,7 +15,7 @@ module.exports = {
       ...common,
       displayName: 'unit',
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['\\.cluster\\.test\\.ts$'],
+      testPathIgnorePatterns: ['\\.cluster\\.test\\.ts$', '\\.image\\.test\\.ts$'],
       // The package's own name, for what imports it as a user would (the docs' code blocks, test/docs).
       moduleNameMapper: {
         '^cdk8s-reconstruct$': '<rootDir>/index.ts',
@@ -26,6 +29,12 @@ module.exports = {
       // Every controller runs with the install's derived RBAC; a 403 fails the test (test/support/forbidden.ts).
       setupFilesAfterEnv: ['<rootDir>/test/support/forbidden.ts'],
       slowTestThreshold: 60,
+    },
+    {
+      ...common,
+      displayName: 'image',
+      testMatch: ['**/*.image.test.ts'],
+      slowTestThreshold: 120,
     },
   ],
 };

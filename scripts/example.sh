@@ -8,12 +8,15 @@
 #   4. check cdk8s and constructs are single copies (npm ls): the package uses the project's ones
 #   5. npm test (tsc --noEmit, reconstruct gen --check, unit and offline tests)
 #   6. npx reconstruct cluster run -- npm run test:cluster (install, controller, a site's lifecycle)
+#   7. its image, from its own Dockerfile (scripts/image/build.sh --context), run as the install's pod
+#      would run it by the repository's image test (test/image/controller.image.test.ts): a StaticSite
+#      becomes Ready. RECONSTRUCT_EXAMPLE_IMAGE=0 leaves this step out (say so where you do).
 #
 # and then a project `reconstruct init` makes, as a new author starts one, with the same tarball:
 #
-#   7. reconstruct init (the packed package's CLI, as `npx cdk8s-reconstruct init` runs it)
-#   8. npm install of the packed tarball there, then `npx reconstruct create kind` for a second kind
-#   9. npm test; npm run build (the image's build step) and install --kinds dist/kinds.js (the image's
+#   8. reconstruct init (the packed package's CLI, as `npx cdk8s-reconstruct init` runs it)
+#   9. npm install of the packed tarball there, then `npx reconstruct create kind` for a second kind
+#  10. npm test; npm run build (the image's build step) and install --kinds dist/kinds.js (the image's
 #      kinds module, without tsx); npm run test:cluster
 #
 # The temporary folder goes away on exit (keep it with RECONSTRUCT_EXAMPLE_KEEP=1). The cluster
@@ -88,7 +91,10 @@ copy() {
 install() {
   cd "$PROJECT"
   npm install --no-audit --no-fund
-  npm install --no-audit --no-fund "$TARBALL"
+  # From a copy in the project, so that its image's build context holds the package too (the
+  # Dockerfile copies the *.tgz that package.json names).
+  cp "$TARBALL" .
+  npm install --no-audit --no-fund "./$(basename "$TARBALL")"
 }
 
 # One version of each, which is the project's own: the package brings no copy of its own.
@@ -127,6 +133,21 @@ cluster_tests() {
   cd "$PROJECT"
   # TMPDIR: the cluster's lock files (named after the project folder) go away with the folder.
   TMPDIR="$WORK/tmp" npx reconstruct cluster run -- npm run test:cluster
+}
+
+# The example's image, from its own Dockerfile, with whatever engine the machine has.
+image_build() {
+  cd "$PROJECT"
+  npm run build   # dist/index.js: what `reconstruct install --kinds` reads on this side
+  EXAMPLE_IMAGE="$(bash "$ROOT/scripts/image/build.sh" --context "$PROJECT" | tail -n 1)"
+}
+
+# The repository's image test, against the example's image and its install (its kinds only).
+image_test() {
+  cd "$ROOT"
+  TMPDIR="$WORK/tmp" RECONSTRUCT_IMAGE="$EXAMPLE_IMAGE" RECONSTRUCT_IMAGE_PROJECT="$PROJECT" \
+    RECONSTRUCT_IMAGE_INSTALL_ARGS="--kinds dist/index.js --no-builtin-kinds" \
+    bash scripts/cluster/with-cluster.sh npx jest --selectProjects image --runInBand
 }
 
 # A project `reconstruct init` makes: the CLI of the package the example installed from the tarball.
@@ -172,6 +193,12 @@ step "npm install + packed package" install
 step "npm ls cdk8s constructs" single_copies
 step "npm test" unit_tests
 step "reconstruct cluster run test:cluster" cluster_tests
+if [[ "${RECONSTRUCT_EXAMPLE_IMAGE:-1}" == 0 ]]; then
+  log "NOT RUN: the example's image (RECONSTRUCT_EXAMPLE_IMAGE=0)"
+else
+  step "image: build (its Dockerfile)" image_build
+  step "image: run as the install's pod" image_test
+fi
 step "reconstruct init" init_project
 step "init: npm install packed package" init_install
 step "init: reconstruct create kind" init_create_kind

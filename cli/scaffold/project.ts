@@ -8,6 +8,7 @@ import { version, devDependencies, peerDependencies } from '../../package.json';
 import { CLUSTER_HELPERS } from './cluster-helpers';
 import { CLUSTER_SUPPORT, CRDS_DIR, KINDS_MODULE, KINDS_OPTION as KINDS, TYPES_PATTERN } from './layout';
 import type { KindNames } from './names';
+import { dockerfile } from './dockerfile';
 import { readme } from './project-readme';
 
 const GEN = `reconstruct gen ${KINDS} --crds ${CRDS_DIR} --types ${TYPES_PATTERN}`;
@@ -131,43 +132,6 @@ coverage
 test
 `;
 
-const DOCKERFILE = `# The operator's image: \`reconstruct controller\` with this project's kinds, as uid 65532, writing nothing
-# at runtime (the install manifests set readOnlyRootFilesystem).
-#
-#   docker build -t <registry>/<name>:0.1.0 .
-#   npm run build && npx reconstruct install --kinds dist/kinds.js --no-builtin-kinds \\
-#     --image <registry>/<name>:0.1.0 | kubectl apply --server-side -f -
-#
-# Both stages use the same base (NODE_IMAGE), so the node_modules built in the first run in the second.
-ARG NODE_IMAGE=node:20-alpine
-
-# --- build: compile the kinds with the dev dependencies, then drop them --------------------------------
-FROM \${NODE_IMAGE} AS build
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
-COPY src ./src
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
-
-# --- runtime: node, the compiled kinds and the production dependencies --------------------------------
-FROM \${NODE_IMAGE}
-ENV NODE_ENV=production
-WORKDIR /app
-# Owned by root and only readable by the process: it cannot change its own code.
-COPY --from=build /app/package.json ./package.json
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-# 65532 is the "nonroot" uid of distroless images, and what the install manifests' securityContext asks for.
-USER 65532:65532
-# /healthz and /readyz, and Prometheus metrics (/metrics): the install manifests pass
-# --health-addr=0.0.0.0:8081 --metrics-addr=0.0.0.0:8080.
-EXPOSE 8080 8081
-ENTRYPOINT ["node", "node_modules/cdk8s-reconstruct/dist/cli/main.js"]
-# \`reconstruct install --kinds dist/kinds.js --no-builtin-kinds\` gives the Deployment these arguments too.
-CMD ["controller", "--kinds", "dist/kinds.js", "--no-builtin-kinds"]
-`;
-
 const CI_RUN = `#!/usr/bin/env bash
 # CI: on a fresh clone, install, then the unit tests (snapshots must be committed: --ci writes none) and
 # the in-cluster tests. The local control plane is built once from Go modules (Go 1.26 or newer) into
@@ -201,7 +165,7 @@ export function projectFiles(name: string, n: KindNames): Map<string, string> {
     ['jest.config.js', JEST_CONFIG],
     ['.gitignore', GITIGNORE],
     ['.dockerignore', DOCKERIGNORE],
-    ['Dockerfile', DOCKERFILE],
+    ['Dockerfile', dockerfile('dist/kinds.js')],
     ['.ci/run', CI_RUN],
     ['README.md', readme(name, n)],
     [KINDS_MODULE, kindsModule(n)],

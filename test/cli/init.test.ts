@@ -20,6 +20,7 @@ import { join, relative } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import { transpileModule } from 'typescript';
 import { createCommand, initCommand, registerKind } from '../../cli/init';
+import { dockerfile } from '../../cli/scaffold/dockerfile';
 import { kindSchema } from '../../cli/scaffold/kind';
 import { kindNames } from '../../cli/scaffold/names';
 import { version, devDependencies } from '../../package.json';
@@ -104,6 +105,15 @@ describe('reconstruct init DIR', () => {
     expect(stdout).toContain('wrote 20 files');
     expect(stdout).toMatch(/next: cd .*shop && npm install && npm test\n$/);
     expect(statSync(join(dir, 'shop', '.ci/run')).mode & 0o111).not.toBe(0);
+  });
+
+  it('writes the Dockerfile the worked example builds its image with (its kinds module aside)', async () => {
+    await init(join(dir, 'shop'));
+    const written = readFileSync(join(dir, 'shop', 'Dockerfile'), 'utf8');
+    expect(written).toBe(dockerfile('dist/kinds.js'));
+    expect(written).toContain('CMD ["controller", "--kinds", "dist/kinds.js", "--no-builtin-kinds"]');
+    const example = readFileSync(join(__dirname, '../../examples/static-site/Dockerfile'), 'utf8');
+    expect(example).toBe(dockerfile('dist/index.js'));
   });
 
   it('names the package after the folder, with this version of cdk8s-reconstruct and TypeScript 5.9', async () => {
