@@ -160,7 +160,10 @@ export function renderDocument(
   if (errors.length > 0) {
     return { problems: errors.map((e) => problem(e.field, e.message, withNamespace)) };
   }
-  const resource = object as unknown as CustomResource;
+  const converted = toHub(definition, object as unknown as CustomResource);
+  if (converted.problems)
+    return { problems: converted.problems.map((e) => problem(e.field, e.message, withNamespace)) };
+  const resource = converted.resource;
   try {
     const synthesized = synthesize(definition, resource, { admitted: true });
     if (options.validateChildren !== false) {
@@ -181,6 +184,29 @@ export function renderDocument(
     if (err instanceof SpecError) return { problems: [problem(err.field, err.detail, resource)] };
     return { problems: [problem(undefined, `cannot synthesize: ${(err as Error).message}`, resource)] };
   }
+}
+
+/**
+ * A resource of another of its kind's versions as the hub (the construct's version), with the hub's
+ * defaults, as the API server serves it to the controller through the conversion webhook.
+ */
+function toHub(
+  definition: Kind,
+  resource: CustomResource,
+): { resource: CustomResource; problems?: undefined } | { problems: FieldError[] } {
+  if (resource.apiVersion === definition.apiVersion) return { resource };
+  let hub: CustomResource;
+  try {
+    hub = definition.convert(resource, definition.apiVersion);
+  } catch (err) {
+    return { problems: [{ field: 'apiVersion', message: (err as Error).message }] };
+  }
+  const { object, errors } = validateResource(definition.crd, hub);
+  if (errors.length > 0) {
+    const message = (e: FieldError) => `converted to ${definition.apiVersion}: ${e.message}`;
+    return { problems: errors.map((e) => ({ field: e.field, message: message(e) })) };
+  }
+  return { resource: object as unknown as CustomResource };
 }
 
 /**

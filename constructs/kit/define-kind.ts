@@ -10,8 +10,10 @@ import { childrenReadiness } from './child-readiness';
 import { withDefaults } from './defaults';
 import type { Kind, KindOptions, RolloutOptions } from './kind';
 import { KindDefinitionError, problemsOf } from './kind-checks';
+import { Converter } from './conversion';
 import { crdOf } from './kind-crd';
 import { MAX_NAME_LENGTH } from './resource';
+import { versionInfos, type KindVersion } from './versions';
 
 /** How a new revision reaches the resources when the kind does not say (see RolloutOptions). */
 export const ROLLOUT_DEFAULTS: Required<RolloutOptions> = {
@@ -32,6 +34,8 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
   const [group, version] = options.apiVersion.split('/');
   const crd = crdOf(options as unknown as KindOptions<unknown, object>, group, version);
   const Ctor = options.construct;
+  const versions = (options.versions ?? []) as readonly KindVersion[];
+  const converter = new Converter(group, options.kind, version, versions);
   const specSchema = options.schema.spec;
   return {
     apiVersion: options.apiVersion,
@@ -50,6 +54,9 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     permissions: options.permissions ?? [],
     ...(options.revision !== undefined ? { revision: options.revision } : {}),
     rollout: { ...ROLLOUT_DEFAULTS, ...options.rollout },
+    versions: versionInfos(version, versions, options.storageVersion),
+    otherVersions: versions,
+    convert: (resource, apiVersion) => converter.convert(resource, apiVersion),
     build(scope, resource) {
       return new Ctor(scope, options.kind.toLowerCase(), {
         name: resource.metadata.name,

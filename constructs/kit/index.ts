@@ -76,6 +76,9 @@ export {
   MAX_SUBDOMAIN_LENGTH,
 } from './names';
 export * from './registry';
+export { CONVERSION_DATA_ANNOTATION } from './conversion';
+export { DEFAULT_CONVERSION_SERVICE } from './kind-crd';
+export type { KindVersion, VersionInfo, VersionedParts } from './versions';
 export * from './resource';
 export * from './schema';
 export * from './synthesize';

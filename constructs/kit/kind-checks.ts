@@ -8,6 +8,7 @@ import { isDns1035Label, isDns1123Subdomain, isQualifiedName } from './names';
 import { permissionProblems } from './permission';
 import { MAX_NAME_LENGTH } from './resource';
 import { commonStatus } from './schema';
+import { versionProblems } from './versions';
 
 /** A definition that cannot work, named with what is wrong. */
 export class KindDefinitionError extends Error {
@@ -126,6 +127,7 @@ export function problemsOf(o: KindOptions<unknown, object>): string[] {
   (isList(o.permissions) ? o.permissions : []).forEach((p, i) =>
     problems.push(...permissionProblems(p, `permissions[${i}]`)),
   );
+  if (version) problems.push(...versionProblems(version, o.versions, o.storageVersion));
   for (const hook of ['status', 'ready'] as const) {
     need(o[hook] === undefined || typeof o[hook] === 'function', `${hook} must be a function`);
   }

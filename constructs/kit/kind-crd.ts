@@ -1,10 +1,10 @@
 /**
- * The CustomResourceDefinition of a kind: its names, its one version with the status subresource, the
- * schema with the status fields every kind has, the printer columns, and the CEL rule that bounds
- * `metadata.name`.
+ * The CustomResourceDefinition of a kind: its names, its versions (each with the status subresource, its
+ * schema with the status fields every kind has, its printer columns, and the CEL rule that bounds
+ * `metadata.name`), and, with several versions, the conversion webhook.
  */
 import { isWriteOnly } from './api-kind';
-import { KIND_CATEGORY, type KindOptions } from './kind';
+import { KIND_CATEGORY, type KindOptions, type KindSchema } from './kind';
 import { MAX_NAME_LENGTH } from './resource';
 import {
   ageColumn,
@@ -14,9 +14,11 @@ import {
   revisionColumn,
   suspendedColumn,
   type CustomResourceDefinition,
+  type CustomResourceDefinitionVersion,
   type PrinterColumn,
   type ValidationRule,
 } from './schema';
+import { versionInfos, type VersionInfo } from './versions';
 
 function columnsOf(columns: PrinterColumn[] = [], revision: boolean): PrinterColumn[] {
   const has = (name: string) => columns.some((c) => c.name === name);
@@ -40,13 +42,69 @@ function nameLengthRule(max: number): ValidationRule {
   };
 }
 
-/** The CRD of a checked definition in `group` and `version`. */
+/**
+ * Where the API server sends conversions by default: the Service `reconstruct install` makes in front of the
+ * controller's conversion webhook, in the install's default namespace. The install names its own namespace;
+ * the controller writes the caBundle (and, run outside the cluster, its own URL).
+ */
+export const DEFAULT_CONVERSION_SERVICE = {
+  namespace: 'reconstruct-system',
+  name: 'reconstruct-controller-webhook',
+  path: '/convert',
+  port: 443,
+};
+
+/** One version's entry: its schema with the kit's status fields, its columns, the name-length rule. */
+function versionOf(
+  o: KindOptions<unknown, object>,
+  info: VersionInfo,
+  schema: Omit<KindSchema, 'description'> & { description?: string },
+): CustomResourceDefinitionVersion {
+  return {
+    name: info.name,
+    served: info.served,
+    storage: info.storage,
+    ...(info.deprecated ? { deprecated: true } : {}),
+    ...(info.deprecationWarning ? { deprecationWarning: info.deprecationWarning } : {}),
+    subresources: { status: {} },
+    additionalPrinterColumns: columnsOf(schema.columns, o.revision !== undefined),
+    schema: {
+      openAPIV3Schema: {
+        type: 'object',
+        description: schema.description ?? o.schema.description,
+        required: ['spec'],
+        properties: {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          metadata: { type: 'object' },
+          spec: schema.spec,
+          status: {
+            type: 'object',
+            properties: {
+              ...commonStatus,
+              ...(o.children.some(isWriteOnly) ? { createdChildren: createdChildrenSchema } : {}),
+              ...(schema.status ?? {}),
+            },
+          },
+        },
+        'x-kubernetes-validations': [
+          nameLengthRule(o.maxNameLength ?? MAX_NAME_LENGTH),
+          ...(schema.rules ?? []),
+        ],
+      },
+    },
+  };
+}
+
+/** The CRD of a checked definition in `group`, its own version `version` (the hub). */
 export function crdOf(
   o: KindOptions<unknown, object>,
   group: string,
   version: string,
 ): CustomResourceDefinition {
-  const { schema } = o;
+  const infos = versionInfos(version, o.versions, o.storageVersion);
+  const schemaOf = (name: string) =>
+    name === version ? o.schema : o.versions!.find((v) => v.name === name)!.schema;
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -66,40 +124,18 @@ export function crdOf(
         ...(o.shortNames?.length ? { shortNames: o.shortNames } : {}),
         categories: [KIND_CATEGORY, ...(o.categories ?? []).filter((c) => c !== KIND_CATEGORY)],
       },
-      versions: [
-        {
-          name: version,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: columnsOf(schema.columns, o.revision !== undefined),
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              description: schema.description,
-              required: ['spec'],
-              properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
-                spec: schema.spec,
-                status: {
-                  type: 'object',
-                  properties: {
-                    ...commonStatus,
-                    ...(o.children.some(isWriteOnly) ? { createdChildren: createdChildrenSchema } : {}),
-                    ...(schema.status ?? {}),
-                  },
-                },
+      versions: infos.map((info) => versionOf(o, info, schemaOf(info.name))),
+      ...(infos.length > 1
+        ? {
+            conversion: {
+              strategy: 'Webhook' as const,
+              webhook: {
+                conversionReviewVersions: ['v1'],
+                clientConfig: { service: { ...DEFAULT_CONVERSION_SERVICE } },
               },
-              'x-kubernetes-validations': [
-                nameLengthRule(o.maxNameLength ?? MAX_NAME_LENGTH),
-                ...(schema.rules ?? []),
-              ],
             },
-          },
-        },
-      ],
+          }
+        : {}),
     },
   };
 }

@@ -8,6 +8,7 @@ import type { ClusterView, ExtraWatch, Readiness, SyncStep } from './cluster-vie
 import type { KindPermission } from './permission';
 import type { CustomResource, Manifest, ResourceProps } from './resource';
 import type { CustomResourceDefinition, JSONSchemaProps, PrinterColumn, ValidationRule } from './schema';
+import type { KindVersion, VersionInfo } from './versions';
 
 /** The category every kind's CRD carries: `kubectl get reconstruct` lists the resources of every kind. */
 export const KIND_CATEGORY = 'reconstruct';
@@ -176,6 +177,19 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   readonly revision?: string;
   /** How a new revision reaches the resources (see RolloutOptions). */
   readonly rollout?: RolloutOptions;
+  /**
+   * The kind's other versions, each with its schema and its conversion to and from this one (see
+   * KindVersion). `apiVersion` is the hub: the version the construct, `status`, `ready` and `sync` are
+   * written against, and the one the controller reads; the API server converts through the controller's
+   * conversion webhook, and `reconstruct synth` takes any of them.
+   * @default - one version, `apiVersion`'s
+   */
+  readonly versions?: readonly KindVersion<Spec, Status>[];
+  /**
+   * The version the API server stores objects in (after `reconstruct migrate`, every stored object).
+   * @default - the hub, `apiVersion`'s version
+   */
+  readonly storageVersion?: string;
 }
 
 /** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
@@ -198,6 +212,15 @@ export interface Kind<Spec = unknown, Status extends object = object, Stored = S
   readonly revision?: string;
   /** How a new revision reaches the resources, with the defaults filled in. */
   readonly rollout: Required<RolloutOptions>;
+  /** Every version, in the CRD's order (the hub is `version`; one of them is stored). */
+  readonly versions: readonly VersionInfo[];
+  /** The versions besides the hub, as the definition gives them (see KindOptions.versions). */
+  readonly otherVersions: readonly KindVersion[];
+  /**
+   * The resource as `apiVersion` (`<group>/<version>`, any of the kind's) says it, losslessly (see
+   * KindVersion); the same object when it already is. Throws naming the resource for another version.
+   */
+  convert<T extends CustomResource>(resource: T, apiVersion: string): T;
   /** Adds the construct of `resource` to `scope`. Throws SpecError for a spec it cannot synthesize. */
   build(scope: Construct, resource: CustomResource<Spec>): Construct;
   /** `spec` with the schema's defaults filled in, as the API server would store it. */

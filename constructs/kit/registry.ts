@@ -15,13 +15,20 @@ export class KindRegistry {
       if (this.byKey.has(key)) throw new Error(`kind ${key} is defined twice`);
       const clash = crdNames.get(crdName);
       if (clash) throw new Error(`kinds ${kindKey(clash)} and ${key} share the CRD name ${crdName}`);
+      // Found by every version: a resource or an owner reference of another version is the same kind.
+      for (const { name } of kind.versions ?? []) {
+        this.byKey.set(kindKey({ apiVersion: `${kind.group}/${name}`, kind: kind.kind }), kind);
+      }
       this.byKey.set(key, kind);
       crdNames.set(crdName, kind);
     }
     this.kinds = [...kinds];
   }
 
-  /** The kind registered for an apiVersion and kind, if any. */
+  /**
+   * The kind registered for an apiVersion and kind, if any: by any of its versions (convert a resource of
+   * another version with `kind.convert` before building it).
+   */
   get(apiVersion: string, kind: string): Kind | undefined {
     return this.byKey.get(kindKey({ apiVersion, kind }));
   }

@@ -69,15 +69,32 @@ export interface CustomResourceDefinition {
       shortNames?: string[];
       categories?: string[];
     };
-    versions: {
-      name: string;
-      served: boolean;
-      storage: boolean;
-      schema: { openAPIV3Schema: JSONSchemaProps };
-      subresources?: { status?: Record<string, never> };
-      additionalPrinterColumns?: PrinterColumn[];
-    }[];
+    versions: CustomResourceDefinitionVersion[];
+    /** How the API server converts between versions; absent with one version (`None`). */
+    conversion?: {
+      strategy: 'None' | 'Webhook';
+      webhook?: {
+        conversionReviewVersions: string[];
+        clientConfig?: {
+          service?: { namespace: string; name: string; path?: string; port?: number };
+          url?: string;
+          caBundle?: string;
+        };
+      };
+    };
   };
+}
+
+/** One version of a CRD. */
+export interface CustomResourceDefinitionVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  schema: { openAPIV3Schema: JSONSchemaProps };
+  subresources?: { status?: Record<string, never> };
+  additionalPrinterColumns?: PrinterColumn[];
 }
 
 /** A container image reference: no whitespace (the API server refuses an image with any in a pod). */

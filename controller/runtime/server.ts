@@ -103,7 +103,8 @@ export class HealthServer {
 }
 
 /** `host:port`, `:port`, `port` or `[v6]:port`; host defaults to all interfaces. */
-function parseAddress(address: string): { host?: string; port: number } {
+/** `host:port`, `[ipv6]:port` or a bare port, as the servers' address flags take them. */
+export function parseAddress(address: string): { host?: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address) ?? /^()()(\d+)$/.exec(address);
   if (!m) throw new Error(`address "${address}" is not host:port`);
   const port = Number(m[3]);
