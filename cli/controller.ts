@@ -32,6 +32,14 @@ Options (environment variable in brackets):
                             loopback [RECONSTRUCT_METRICS_SECURE]
   --metrics-cert-dir DIR    tls.crt and tls.key for it (default: self-signed at start) [RECONSTRUCT_METRICS_CERT_DIR]
   --health-addr HOST:PORT   /healthz and /readyz (default 127.0.0.1:8081) [RECONSTRUCT_HEALTH_ADDR]
+  --webhook-addr HOST:PORT  the conversion webhook of kinds with several versions (default 127.0.0.1:9443;
+                            "0" serves none) [RECONSTRUCT_WEBHOOK_ADDR]
+  --webhook-service NS/NAME[:PORT]  the Service the API server calls it through (the install's); default:
+                            https://127.0.0.1:<port>/convert, a local run [RECONSTRUCT_WEBHOOK_SERVICE]
+  --webhook-url URL         or the URL it calls ({port}: the port bound) [RECONSTRUCT_WEBHOOK_URL]
+  --webhook-cert-days DAYS  how long its serving certificates last (default 90; rotated with a third
+                            left; the CA they share is in the Secret <lease-name>-webhook-ca) [RECONSTRUCT_WEBHOOK_CERT_DAYS]
+  --webhook-check-interval SECONDS  how often it looks at them (default 60) [RECONSTRUCT_WEBHOOK_CHECK_INTERVAL]
   --resync SECONDS          periodic resync of every resource (default 36000, ten hours) [RECONSTRUCT_RESYNC]
   --shutdown-timeout SECONDS  bound on finishing in-flight work at SIGTERM (default 20)
   --rollout-max-in-flight N  for every kind with a revision: at most N resources moved to a new one
@@ -61,6 +69,11 @@ const FLAGS = {
   'health-addr': { type: 'string' },
   'metrics-secure': { type: 'string' },
   'metrics-cert-dir': { type: 'string' },
+  'webhook-addr': { type: 'string' },
+  'webhook-service': { type: 'string' },
+  'webhook-url': { type: 'string' },
+  'webhook-cert-days': { type: 'string' },
+  'webhook-check-interval': { type: 'string' },
   resync: { type: 'string' },
   'shutdown-timeout': { type: 'string' },
   'rollout-max-in-flight': { type: 'string' },
@@ -140,6 +153,15 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
       : {}),
     ...(pick('metrics-cert-dir') !== undefined ? { metricsCertDir: pick('metrics-cert-dir') } : {}),
     healthAddr: pick('health-addr') ?? DEFAULT_SETTINGS.healthAddr,
+    webhookAddr: pick('webhook-addr') ?? DEFAULT_SETTINGS.webhookAddr,
+    ...(pick('webhook-service') !== undefined ? { webhookService: pick('webhook-service') } : {}),
+    ...(pick('webhook-url') !== undefined ? { webhookUrl: pick('webhook-url') } : {}),
+    ...(pick('webhook-cert-days') !== undefined
+      ? { webhookCertDays: positive('webhook-cert-days', 90) }
+      : {}),
+    ...(pick('webhook-check-interval') !== undefined
+      ? { webhookCheckMs: positive('webhook-check-interval', 60) * 1000 }
+      : {}),
     resyncMs: positive('resync', DEFAULT_SETTINGS.resyncMs / 1000) * 1000,
     shutdownMs: positive('shutdown-timeout', DEFAULT_SETTINGS.shutdownMs / 1000) * 1000,
     ...(Object.values(rollout).some((v) => v !== undefined) ? { rollout } : {}),

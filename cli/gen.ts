@@ -1,6 +1,7 @@
 /**
- * `reconstruct gen`: writes what is derived from kind definitions (CRD YAML, spec and status types), or with
- * `--check` writes nothing and exits 1 naming every file that drifted from its definition.
+ * `reconstruct gen`: writes what is derived from kind definitions (CRD YAML, spec and status types, those of
+ * a kind's other versions named with the version), or with `--check` writes nothing and exits 1 naming every
+ * file that drifted from its definition.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,8 +11,10 @@ import { KINDS_HELP, STDIO, commandKinds, parseCommand } from './kinds';
 const GEN_HELP = `Usage: reconstruct gen [--kinds MODULE] [--crds DIR] [--types FILE] [--check]
 
 Writes what is derived from kind definitions: each kind's CRD YAML (<group>_<plural>.yaml) and the
-TypeScript types of its spec and status (<Kind>Spec, <Kind>SpecWithDefaults, <Kind>Status). Works on
-the kinds of --kinds; on the built-in kinds when no --kinds is given.
+TypeScript types of its spec and status (<Kind>Spec, <Kind>SpecWithDefaults, <Kind>Status). A kind
+with several versions also gets each version's types named with the version, in the same file
+(<Kind>V1alpha1Spec, ...); those of its own version (apiVersion's) are aliases of the unversioned ones.
+Works on the kinds of --kinds; on the built-in kinds when no --kinds is given.
 
 Options:
   --crds DIR          folder of the CRD YAML files (default: crds); CRD files generated earlier for

@@ -1,7 +1,9 @@
 /**
  * What `reconstruct gen` derives from kind definitions: each kind's CRD YAML, and the TypeScript types of
- * its spec (as written, and with the schema's defaults filled in) and its status. The generator is loaded
- * only by `gen`: rendering and the controller never need it.
+ * its spec (as written, and with the schema's defaults filled in) and its status. A kind with several
+ * versions also gets the types of each other version, named with the version (`BannerV1alpha1Spec`), and
+ * versioned aliases of its own (`BannerV1beta1Spec`). The generator is loaded only by `gen`: rendering and
+ * the controller never need it.
  */
 import { toYaml } from './yaml';
 import type { JSONSchemaProps, Kind } from '../constructs/kit';
@@ -70,29 +72,59 @@ function toJsonSchema(schema: JSONSchemaProps, defaulted: boolean): Record<strin
 // The project's own Prettier settings, so generated files read like the rest.
 const PRETTIER_STYLE = { printWidth: 110, singleQuote: true, trailingComma: 'all' } as const;
 
-/** The spec and status types of `kinds`, as one TypeScript module. */
-async function renderTypes(kinds: readonly Kind[]): Promise<string> {
+/** `Banner`, `v1alpha1` -> `BannerV1alpha1`: what the types of a version start with. */
+function versionedTypeName(typeName: string, version: string): string {
+  return `${typeName}${version.charAt(0).toUpperCase()}${version.slice(1)}`;
+}
+
+/** `<name>Spec`, `<name>SpecWithDefaults` and `<name>Status` of one version's CRD schema. */
+async function renderVersionTypes(kind: Kind, version: string, name: string): Promise<string[]> {
   const { compile } = await import('json-schema-to-typescript');
+  const entry = kind.crd.spec.versions.find((v) => v.name === version)!;
+  const root = entry.schema.openAPIV3Schema.properties ?? {};
+  const types: [string, JSONSchemaProps | undefined, boolean][] = [
+    [`${name}Spec`, root.spec, false],
+    [`${name}SpecWithDefaults`, root.spec, true],
+    [`${name}Status`, root.status, false],
+  ];
+  const parts: string[] = [];
+  for (const [declared, schema, defaulted] of types) {
+    if (!schema) continue;
+    const ts = await compile(toJsonSchema(schema, defaulted), declared, {
+      bannerComment: '',
+      additionalProperties: false,
+      format: true,
+      style: PRETTIER_STYLE,
+      strictIndexSignatures: false,
+      ignoreMinAndMaxItems: true,
+    });
+    if (defaulted) parts.push(`/** ${name}Spec with every field the schema defaults present. */`);
+    // The generator capitalises a letter after a digit (`V1Alpha1`); the root type keeps the name as given.
+    parts.push(ts.replace(/^export (interface|type) \w+/m, `export $1 ${declared}`));
+  }
+  return parts;
+}
+
+/**
+ * The spec and status types of `kinds`, as one TypeScript module. The hub's keep their unversioned names;
+ * with several versions, each gets versioned names too (aliases, for the hub), in the CRD's order.
+ */
+async function renderTypes(kinds: readonly Kind[]): Promise<string> {
   const parts = [`// ${GENERATED_MARK}\n`];
   for (const kind of kinds) {
-    const root = kind.crd.spec.versions[0].schema.openAPIV3Schema.properties ?? {};
-    const types: [string, JSONSchemaProps | undefined, boolean][] = [
-      [`${kind.typeName}Spec`, root.spec, false],
-      [`${kind.typeName}SpecWithDefaults`, root.spec, true],
-      [`${kind.typeName}Status`, root.status, false],
-    ];
-    for (const [name, schema, defaulted] of types) {
-      if (!schema) continue;
-      const ts = await compile(toJsonSchema(schema, defaulted), name, {
-        bannerComment: '',
-        additionalProperties: false,
-        format: true,
-        style: PRETTIER_STYLE,
-        strictIndexSignatures: false,
-        ignoreMinAndMaxItems: true,
-      });
-      if (defaulted) parts.push(`/** ${kind.typeName}Spec with every field the schema defaults present. */`);
-      parts.push(ts);
+    parts.push(...(await renderVersionTypes(kind, kind.version, kind.typeName)));
+    if (kind.versions.length === 1) continue;
+    for (const { name, hub } of kind.versions) {
+      const versioned = versionedTypeName(kind.typeName, name);
+      if (!hub) {
+        parts.push(...(await renderVersionTypes(kind, name, versioned)));
+        continue;
+      }
+      const aliases = ['Spec', 'SpecWithDefaults', 'Status'].map(
+        (suffix) => `export type ${versioned}${suffix} = ${kind.typeName}${suffix};`,
+      );
+      parts.push(`/** The hub's types (${name}), named with the version as the other versions' are. */`);
+      parts.push(`${aliases.join('\n')}\n`);
     }
   }
   return parts.join('\n');

@@ -35,6 +35,12 @@ export interface ControllerDeploymentProps {
    * @default - none
    */
   readonly controllerArgs?: readonly string[];
+  /**
+   * Serve the conversion webhook of kinds with several versions on the port named `webhook`, called
+   * through the Service `<name>-webhook` (ConversionWebhookAccess).
+   * @default false
+   */
+  readonly conversionWebhook?: boolean;
 }
 
 /**
@@ -47,6 +53,8 @@ export class ControllerDeployment extends Construct {
   static readonly HEALTH_PORT = 8081;
   /** The port of `/metrics`. */
   static readonly METRICS_PORT = 8080;
+  /** The port of the conversion webhook, for kinds with several versions. */
+  static readonly WEBHOOK_PORT = 9443;
 
   readonly deployment: ApiObject;
   /** The labels of the Deployment and of its pods, which select them (a Service's, a NetworkPolicy's). */
@@ -55,7 +63,8 @@ export class ControllerDeployment extends Construct {
   constructor(scope: Construct, id: string, props: ControllerDeploymentProps) {
     super(scope, id);
     const { name, namespace, labels } = props;
-    const { HEALTH_PORT, METRICS_PORT } = ControllerDeployment;
+    const { HEALTH_PORT, METRICS_PORT, WEBHOOK_PORT } = ControllerDeployment;
+    const webhook = props.conversionWebhook ?? false;
     const namespaces = [...new Set(props.namespaces ?? [])];
     const probe = (path: string) => ({
       httpGet: { path, port: 'health' },
@@ -94,12 +103,19 @@ export class ControllerDeployment extends Construct {
                   `--metrics-addr=0.0.0.0:${METRICS_PORT}`,
                   '--log-format=json',
                   ...(namespaces.length > 0 ? [`--namespaces=${namespaces.join(',')}`] : []),
+                  ...(webhook
+                    ? [
+                        `--webhook-addr=0.0.0.0:${WEBHOOK_PORT}`,
+                        `--webhook-service=${namespace}/${name}-webhook`,
+                      ]
+                    : []),
                   ...(props.controllerArgs ?? []),
                 ],
                 env: [{ name: 'NODE_OPTIONS', value: CONTROLLER_NODE_OPTIONS }],
                 ports: [
                   { name: 'health', containerPort: HEALTH_PORT },
                   { name: 'metrics', containerPort: METRICS_PORT },
+                  ...(webhook ? [{ name: 'webhook', containerPort: WEBHOOK_PORT }] : []),
                 ],
                 livenessProbe: { ...probe('/healthz'), initialDelaySeconds: 5 },
                 readinessProbe: probe('/readyz'),

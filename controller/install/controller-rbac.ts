@@ -96,7 +96,10 @@ export class ControllerRbac extends Construct {
 
     const leaseRoleName = `${name}-leader-election`;
     const leaseMetadata = { name: leaseRoleName, namespace, labels };
-    this.leaseRole = rbac('lease-role', 'Role', leaseMetadata, { rules: leaseRules() });
+    const converts = props.kinds.some((k) => k.versions.length > 1);
+    this.leaseRole = rbac('lease-role', 'Role', leaseMetadata, {
+      rules: leaseRules(converts ? `${name}-webhook-ca` : undefined),
+    });
     this.leaseRoleBinding = rbac('lease-role-binding', 'RoleBinding', leaseMetadata, {
       roleRef: roleRef('Role', leaseRoleName),
       subjects,

@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import type { Kind } from '../../constructs/kit';
+import type { CustomResourceDefinition, Kind } from '../../constructs/kit';
+import { ConversionWebhookAccess } from './conversion-webhook-access';
 import { ControllerDeployment } from './controller-deployment';
 import { ControllerRbac } from './controller-rbac';
 import { MetricsAccess } from './metrics-access';
@@ -61,6 +62,19 @@ const LABELS = { 'app.kubernetes.io/name': 'reconstruct', 'app.kubernetes.io/com
  * prints it (installManifests); in a cdk8s app, put it in a chart without a namespace of its own, as it
  * names the namespace of each object. docs/RBAC.md explains each rule.
  */
+/** A CRD whose conversion webhook is the install's Service, in the install's namespace. */
+function withWebhookService(crd: CustomResourceDefinition, namespace: string): CustomResourceDefinition {
+  const service = crd.spec.conversion?.webhook?.clientConfig?.service;
+  if (!service) return { ...crd };
+  const copy = structuredClone(crd);
+  copy.spec.conversion!.webhook!.clientConfig!.service = {
+    ...service,
+    namespace,
+    name: `${INSTALL_NAME}-webhook`,
+  };
+  return copy;
+}
+
 export class OperatorInstall extends Construct {
   /** One CustomResourceDefinition per kind, in the order of `kinds`. */
   readonly crds: readonly ApiObject[];
@@ -69,11 +83,17 @@ export class OperatorInstall extends Construct {
   readonly rbac: ControllerRbac;
   readonly controller: ControllerDeployment;
   readonly metrics: MetricsAccess;
+  /** Only when a kind has several versions. */
+  readonly conversionWebhook?: ConversionWebhookAccess;
 
   constructor(scope: Construct, id: string, props: InstallProps) {
     super(scope, id);
     const namespace = props.namespace ?? 'reconstruct-system';
-    this.crds = props.kinds.map((kind, i) => new ApiObject(this, `crd-${i}`, { ...kind.crd }));
+    // A kind with several versions converts through the controller, called through the install's Service.
+    const converts = props.kinds.some((kind) => kind.versions.length > 1);
+    this.crds = props.kinds.map(
+      (kind, i) => new ApiObject(this, `crd-${i}`, withWebhookService(kind.crd, namespace)),
+    );
     this.namespace = new ApiObject(this, 'namespace', {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -97,7 +117,10 @@ export class OperatorInstall extends Construct {
       namespaces: props.namespaces,
       // The controller secures metrics it serves beyond loopback unless told not to.
       controllerArgs: [...(props.controllerArgs ?? []), ...(metricsAuth ? [] : ['--metrics-secure=false'])],
+      conversionWebhook: converts,
     });
+    if (converts)
+      this.conversionWebhook = new ConversionWebhookAccess(this, 'webhook', { controller: this.controller });
     this.metrics = new MetricsAccess(this, 'metrics', {
       controller: this.controller,
       serviceMonitor: props.serviceMonitor,

@@ -71,6 +71,21 @@ export function eventRules(): PolicyRule[] {
 }
 
 /** Rules in the lease namespace, for leader election: read, create and renew (PUT) the Lease. */
-export function leaseRules(): PolicyRule[] {
-  return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }];
+export function leaseRules(webhookCaSecret?: string): PolicyRule[] {
+  return [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    // The conversion webhook's CA, shared by the replicas (controller/runtime/conversion-webhook.ts):
+    // read and rotated by name; made by whichever replica starts first (a create cannot name its object).
+    ...(webhookCaSecret
+      ? [
+          {
+            apiGroups: [''],
+            resources: ['secrets'],
+            verbs: ['get', 'update'],
+            resourceNames: [webhookCaSecret],
+          },
+          { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+        ]
+      : []),
+  ];
 }

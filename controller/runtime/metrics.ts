@@ -60,6 +60,8 @@ export class Metrics {
   private readonly crMaxConcurrent: Gauge<'controller'>;
   private readonly restRequests: Counter<'code' | 'method' | 'host'>;
   private readonly leader: Gauge<'name'>;
+  private readonly webhookLatency: Histogram<'webhook'>;
+  private readonly webhookRequests: Counter<'webhook' | 'code'>;
   private readonly apiHost: string;
   /** client-go's workqueue metrics, for the manager's queue. */
   readonly queueObserver: QueueObserver;
@@ -116,6 +118,20 @@ export class Metrics {
       help: 'Latency of API requests by verb (watches: how long the stream was open).',
       labelNames: ['verb'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 600],
+      registers,
+    });
+    // controller-runtime's webhook families, for the conversion webhook.
+    this.webhookLatency = new Histogram({
+      name: 'controller_runtime_webhook_latency_seconds',
+      help: 'Histogram of the latency of processing admission requests',
+      labelNames: ['webhook'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    });
+    this.webhookRequests = new Counter({
+      name: 'controller_runtime_webhook_requests_total',
+      help: 'Total number of admission requests by HTTP status code.',
+      labelNames: ['webhook', 'code'],
       registers,
     });
     this.crReconcileTotal = new Counter({
@@ -306,6 +322,12 @@ export class Metrics {
 
   watchRestarts(resource: string, reason: string): void {
     this.restarts.inc({ resource, reason });
+  }
+
+  /** One request the conversion webhook answered. */
+  webhookRequest(webhook: string, code: number, seconds: number): void {
+    this.webhookLatency.observe({ webhook }, seconds);
+    this.webhookRequests.inc({ webhook, code: String(code) });
   }
 
   /** Wire to KubeClient.onRequest. */

@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { KindRegistry, type Kind, type RolloutOptions } from '../../constructs/kit';
 import { LeaderElector } from './leader';
-import { loadClient } from '../kube/client';
+import { loadClient, type KubeClient } from '../kube/client';
 import { createLogger, type Logger } from '../log';
 import { Manager } from './manager';
 import { Metrics } from './metrics';
 import { MetricsAuthorizer } from './metrics-auth';
 import { HealthServer, isLoopback } from './server';
 import { selfSignedCertificate } from '../kube/self-signed';
+import { ConversionWebhook, versionedKinds, type WebhookClientConfig } from './conversion-webhook';
 
 /** The controller's settings; each has a command-line flag (see `reconstruct controller --help`). */
 export interface ControllerSettings {
@@ -39,6 +40,22 @@ export interface ControllerSettings {
    */
   metricsCertDir?: string;
   healthAddr: string;
+  /**
+   * Where the conversion webhook of the kinds with several versions listens; "0" serves none (the API
+   * server then cannot read or write their other versions).
+   */
+  webhookAddr: string;
+  /**
+   * Where the API server calls it: a Service `namespace/name` in front of the replicas (the install's), or
+   * else a URL.
+   * @default - https://127.0.0.1:<the port bound>/convert: a local run, the API server on the same host
+   */
+  webhookService?: string;
+  webhookUrl?: string;
+  /** How long its serving certificates last, in days (rotated when a third is left). @default 90 */
+  webhookCertDays?: number;
+  /** How often it looks at its certificate and the shared CA. @default 60 s */
+  webhookCheckMs?: number;
   resyncMs: number;
   shutdownMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -59,6 +76,7 @@ export const DEFAULT_SETTINGS: ControllerSettings = {
   fieldManager: 'reconstruct',
   metricsAddr: '127.0.0.1:8080',
   healthAddr: '127.0.0.1:8081',
+  webhookAddr: '127.0.0.1:9443',
   resyncMs: 36_000_000, // ten hours, as controller-runtime: watches bring every change; see DESIGN.md
   shutdownMs: 20_000,
   logLevel: 'info',
@@ -125,6 +143,7 @@ export async function runController(
   // The port chosen for :0, so that a test or a sidecar can find the probes.
   log.info('serving /healthz and /readyz', { address: `${host(settings.healthAddr)}:${healthPort}` });
 
+  const webhook = await startConversionWebhook(client, registry, settings, log, metrics);
   manager.start();
   const identity = `${hostname()}_${randomBytes(4).toString('hex')}`;
   if (settings.leaderElect) metrics.leading(settings.leaseName, false);
@@ -188,9 +207,46 @@ export async function runController(
   }
   if (elector) await elector.release();
   await manager.stop();
+  await webhook?.stop();
   await Promise.all(servers.map((s) => s.close()));
   // Losing the lease without being asked to stop is a failure: the Deployment restarts us as a standby.
   return lostLease ? 1 : 0;
+}
+
+/** The conversion webhook, when a kind has several versions and it is not turned off. */
+async function startConversionWebhook(
+  client: KubeClient,
+  kinds: KindRegistry,
+  settings: ControllerSettings,
+  log: Logger,
+  metrics: Metrics,
+): Promise<ConversionWebhook | undefined> {
+  if (settings.webhookAddr === '0' || versionedKinds(kinds).length === 0) return undefined;
+  const webhook = new ConversionWebhook({
+    client,
+    kinds,
+    address: settings.webhookAddr,
+    clientConfig: webhookClientConfig(settings),
+    secret: { namespace: settings.leaseNamespace, name: `${settings.leaseName}-webhook-ca` },
+    ...(settings.webhookCertDays !== undefined ? { servingDays: settings.webhookCertDays } : {}),
+    ...(settings.webhookCheckMs !== undefined ? { checkMs: settings.webhookCheckMs } : {}),
+    log,
+    observe: (seconds, code) => metrics.webhookRequest('/convert', code, seconds),
+  });
+  await webhook.start();
+  return webhook;
+}
+
+/** Where the API server calls the webhook (see ControllerSettings.webhookService). */
+export function webhookClientConfig(
+  settings: Pick<ControllerSettings, 'webhookService' | 'webhookUrl'>,
+): WebhookClientConfig {
+  if (settings.webhookService) {
+    const m = /^([^/]+)\/([^/:]+)(?::(\d+))?$/.exec(settings.webhookService);
+    if (!m) throw new Error(`webhook service "${settings.webhookService}" is not NAMESPACE/NAME[:PORT]`);
+    return { service: { namespace: m[1], name: m[2], port: Number(m[3] ?? 443), path: '/convert' } };
+  }
+  return { url: settings.webhookUrl ?? 'https://127.0.0.1:{port}/convert' };
 }
 
 /** The metrics server's key and certificate: from `dir` (tls.key, tls.crt), else self-signed now. */

@@ -1,12 +1,15 @@
 /**
  * The CRDs as a cdk8s user consumes them: `cdk8s import` of each generates typed classes, with no field
- * left as `any` (an int-or-string field without `anyOf` would be).
+ * left as `any` (an int-or-string field without `anyOf` would be); of a kind with several versions, a class
+ * per version.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { toYaml } from '../../synth/yaml';
+import { bannerKind } from '../fixtures/kinds/versioned';
 
 interface Schema {
   properties?: Record<string, Schema>;
@@ -55,4 +58,36 @@ describe.each(readdirSync(CRDS).filter((f) => f.endsWith('.yaml')))('cdk8s impor
       .filter((name) => name !== undefined && !passedThrough.has(name));
     expect(untyped).toEqual([]);
   });
+});
+
+describe('cdk8s import of a CRD with several versions (Banner: v1beta1, the hub, and v1alpha1)', () => {
+  it('makes a class per version: the first the CRD lists unsuffixed, the others suffixed with the version', () => {
+    const out = mkdtempSync(join(tmpdir(), 'import-'));
+    try {
+      const file = join(out, 'banners.yaml');
+      writeFileSync(file, toYaml(bannerKind.crd));
+      const run = spawnSync(
+        join(ROOT, 'node_modules/.bin/cdk8s'),
+        ['import', file, '--language', 'typescript', '--output', out],
+        { cwd: out, encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(run.status).toBe(0);
+      const code = readdirSync(out)
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => readFileSync(join(out, f), 'utf8'))
+        .join('\n');
+      const classes = [
+        ...code.matchAll(/export class (\w+) extends ApiObject \{[^}]*?apiVersion: '([^']+)'/g),
+      ].map(([, name, apiVersion]) => [name, apiVersion]);
+      expect(classes).toEqual([
+        ['Banner', 'versions.example.com/v1beta1'],
+        ['BannerV1Alpha1', 'versions.example.com/v1alpha1'],
+      ]);
+      // Each with its own version's spec: v1alpha1's text, v1beta1's message.
+      expect(code).toMatch(/export interface BannerSpec \{[^}]*readonly message: string;/);
+      expect(code).toMatch(/export interface BannerV1Alpha1Spec \{[^}]*readonly text: string;/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -19,6 +19,7 @@ import { policyDemoKind } from '../fixtures/kinds/policy-demo';
 import { cacheClusterKind, webAppKind } from '../fixtures/kinds/web-app';
 import { tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 import { rollingV1 } from '../fixtures/kinds/rolling-v1';
+import { bannerKind } from '../fixtures/kinds/versioned';
 import { kubectl } from './kubectl';
 
 /** The kinds the cluster tests run a controller for. */
@@ -29,6 +30,7 @@ export const TESTED_KINDS: readonly Kind[] = [
   cacheClusterKind,
   tenantNamespaceKind,
   rollingV1,
+  bannerKind,
 ];
 
 const NAMESPACE = 'reconstruct-tests';

@@ -1,0 +1,241 @@
+/**
+ * The conversion webhook of the kinds with several versions, as the controller serves it: every replica
+ * serves conversions (not only the leader: the API server's reads of an old version must not wait for an
+ * election), with a serving certificate issued from one CA the replicas share through a Secret, and keeps
+ * the CRDs' `spec.conversion.webhook.clientConfig` (where to call, and the caBundle to trust) right.
+ *
+ * Rotation, as open-policy-agent/cert-controller does it, with the order that never breaks a read:
+ * - the serving certificate is re-issued from the CA once a third of its life is left (a replica's own);
+ * - the CA is replaced once a third of its life is left: the new one goes into the Secret with the old one
+ *   kept as `ca-previous.crt`; every replica, on seeing it, first puts both in the CRDs' caBundle, then
+ *   serves a certificate of the new CA. The old CA leaves the bundle once it has expired.
+ * Each replica looks at the Secret and its certificate every `checkMs`.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Kind, KindRegistry } from '../../constructs/kit';
+import { CUSTOM_RESOURCE_DEFINITION, SECRET } from '../../constructs/kit/api-kind';
+import {
+  caBundle,
+  issueServingCertificate,
+  needsRenewal,
+  newCertificateAuthority,
+  type CertificateAuthority,
+} from '../kube/certificates';
+import type { KubeClient } from '../kube/client';
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors';
+import { resourcePath } from '../kube/paths';
+import type { Logger } from '../log';
+import { ConversionServer } from './conversion-server';
+
+/** Where the API server calls: a Service in front of the replicas (installed), or a URL (a local run). */
+export type WebhookClientConfig =
+  { service: { namespace: string; name: string; port: number; path: string } } | { url: string };
+
+export interface ConversionWebhookOptions {
+  readonly client: KubeClient;
+  readonly kinds: KindRegistry;
+  /** `host:port` to serve on. */
+  readonly address: string;
+  /** Where the API server calls; a URL may say `{port}` for the port bound (with port 0). */
+  readonly clientConfig: WebhookClientConfig;
+  /** The Secret holding the shared CA: namespace and name. */
+  readonly secret: { readonly namespace: string; readonly name: string };
+  /** How long a serving certificate is valid, in days. @default 90 */
+  readonly servingDays?: number;
+  /** How long the CA is valid, in days. @default 3650 */
+  readonly caDays?: number;
+  /** How often the Secret and the certificate are looked at. @default 60 s */
+  readonly checkMs?: number;
+  readonly log: Logger;
+  /** A conversion's duration and HTTP status (the webhook latency histogram). */
+  readonly observe?: (seconds: number, httpStatus: number) => void;
+}
+
+interface CaSecret {
+  metadata: { resourceVersion?: string };
+  data?: Record<string, string>;
+}
+
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+const unb64 = (text: string | undefined) => (text ? Buffer.from(text, 'base64').toString('utf8') : undefined);
+
+/** The kinds whose CRD has several versions: what the webhook converts. */
+export function versionedKinds(kinds: KindRegistry): Kind[] {
+  return kinds.kinds.filter((k) => k.versions.length > 1);
+}
+
+export class ConversionWebhook {
+  private server?: ConversionServer;
+  private ca?: CertificateAuthority & { previous?: string };
+  private serving?: { key: string; cert: string };
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly options: ConversionWebhookOptions) {}
+
+  /** Loads (or makes) the CA, serves, and points the CRDs at this webhook. */
+  async start(): Promise<void> {
+    const { log } = this.options;
+    await this.loadCa();
+    this.issue();
+    this.server = new ConversionServer({
+      address: this.options.address,
+      certificate: this.serving!,
+      convert: (object, apiVersion) => this.convert(object, apiVersion),
+      log,
+      observe: this.options.observe,
+    });
+    await this.server.start();
+    await this.updateCrds();
+    log.info('serving conversions', {
+      address: `${this.options.address.slice(0, this.options.address.lastIndexOf(':'))}:${this.port}`,
+      kinds: versionedKinds(this.options.kinds).map((k) => k.kind),
+    });
+    this.timer = setInterval(() => void this.check(), this.options.checkMs ?? 60_000);
+    this.timer.unref();
+  }
+
+  /** The port served on. */
+  get port(): number {
+    return this.server?.port ?? 0;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.server?.stop();
+  }
+
+  /** One whole object to `apiVersion`, by its kind's conversion. */
+  private convert(object: Record<string, unknown>, apiVersion: string): Record<string, unknown> {
+    const kind = this.options.kinds.get(String(object.apiVersion), String(object.kind));
+    if (!kind) throw new Error(`no kind ${String(object.apiVersion)} ${String(object.kind)} here`);
+    return kind.convert(object as Parameters<Kind['convert']>[0], apiVersion);
+  }
+
+  /** What rotation needs now: a new CA, another replica's new CA, or a new serving certificate. */
+  async check(): Promise<void> {
+    const { log } = this.options;
+    try {
+      const before = this.ca?.cert;
+      await this.loadCa();
+      const caChanged = this.ca?.cert !== before;
+      // Trust the new CA before serving with it; and an expired previous CA leaves the bundle, a CRD
+      // re-applied from its YAML gets its clientConfig back.
+      await this.updateCrds();
+      if (caChanged || needsRenewal(this.serving!.cert)) {
+        this.issue();
+        this.server?.setCertificate(this.serving!);
+        log.info('rotated the conversion webhook certificate', { newCa: caChanged });
+      }
+    } catch (err) {
+      log.warn('conversion webhook certificate check failed; retrying', { error: (err as Error).message });
+    }
+  }
+
+  private issue(): void {
+    const host = this.options.address.slice(0, this.options.address.lastIndexOf(':'));
+    const names = new Set<string>();
+    if ('service' in this.options.clientConfig) {
+      const { name, namespace } = this.options.clientConfig.service;
+      names.add(`${name}.${namespace}.svc`).add(`${name}.${namespace}.svc.cluster.local`);
+    } else {
+      names.add(new URL(this.options.clientConfig.url.replace('{port}', '1')).hostname);
+    }
+    names.add('localhost').add('127.0.0.1');
+    if (host && host !== '0.0.0.0' && host !== '::' && host !== '[::]')
+      names.add(host.replace(/^\[|\]$/g, ''));
+    this.serving = issueServingCertificate(this.ca!, [...names], { days: this.options.servingDays ?? 90 });
+  }
+
+  /** The shared CA from the Secret; made, or replaced when due, by whichever replica gets there first. */
+  private async loadCa(): Promise<void> {
+    const { client, secret } = this.options;
+    const path = resourcePath(SECRET, secret.namespace, secret.name);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      let current: CaSecret | undefined;
+      try {
+        current = await client.request<CaSecret>({ method: 'GET', path });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+      const cert = unb64(current?.data?.['ca.crt']);
+      const key = unb64(current?.data?.['ca.key']);
+      if (cert && key && !needsRenewal(cert)) {
+        const previous = unb64(current?.data?.['ca-previous.crt']);
+        this.ca = { ...this.ca!, key, cert, ...(previous ? { previous } : {}) };
+        return;
+      }
+      const next = newCertificateAuthority({
+        commonName: `${secret.name}.${secret.namespace}`,
+        days: this.options.caDays ?? 3650,
+      });
+      const data: Record<string, string> = { 'ca.crt': b64(next.cert), 'ca.key': b64(next.key) };
+      if (cert) data['ca-previous.crt'] = b64(cert);
+      const body = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: secret.name,
+          namespace: secret.namespace,
+          labels: { 'app.kubernetes.io/managed-by': 'reconstruct' },
+          ...(current ? { resourceVersion: current.metadata.resourceVersion } : {}),
+        },
+        type: 'Opaque',
+        data,
+      };
+      try {
+        if (current) await client.request({ method: 'PUT', path, body });
+        else await client.request({ method: 'POST', path: resourcePath(SECRET, secret.namespace), body });
+        this.options.log.info(
+          current ? 'rotated the conversion webhook CA' : 'made the conversion webhook CA',
+          {
+            secret: `${secret.namespace}/${secret.name}`,
+          },
+        );
+        this.ca = { ...next, ...(cert ? { previous: cert } : {}) };
+        return;
+      } catch (err) {
+        // Another replica wrote it first: take theirs.
+        if (!isConflict(err) && !isAlreadyExists(err)) throw err;
+      }
+    }
+    throw new Error(`the conversion webhook CA Secret ${secret.namespace}/${secret.name} keeps changing`);
+  }
+
+  /**
+   * Points each versioned kind's CRD at this webhook, trusting the CA (and the previous one, while valid):
+   * a patch of the CRDs whose conversion says otherwise (a CRD re-applied from its YAML, a new CA).
+   */
+  private async updateCrds(): Promise<void> {
+    const { client } = this.options;
+    const bundle = b64(caBundle(...[this.ca!.cert, this.ca!.previous].filter((c): c is string => !!c)));
+    const clientConfig =
+      'service' in this.options.clientConfig
+        ? { service: this.options.clientConfig.service, caBundle: bundle }
+        : { url: this.options.clientConfig.url.replace('{port}', String(this.port)), caBundle: bundle };
+    for (const kind of versionedKinds(this.options.kinds)) {
+      const path = resourcePath(CUSTOM_RESOURCE_DEFINITION, undefined, kind.crd.metadata.name);
+      const crd = await client.request<{ spec?: { conversion?: { webhook?: { clientConfig?: unknown } } } }>({
+        method: 'GET',
+        path,
+      });
+      if (isDeepStrictEqual(crd.spec?.conversion?.webhook?.clientConfig, clientConfig)) continue;
+      await client.request({
+        method: 'PATCH',
+        path,
+        // A merge patch of the conversion alone: the rest of the CRD is its installer's.
+        body: {
+          spec: {
+            conversion: {
+              strategy: 'Webhook',
+              webhook: {
+                conversionReviewVersions: ['v1'],
+                clientConfig: { service: null, url: null, ...clientConfig },
+              },
+            },
+          },
+        },
+      });
+      this.options.log.info('pointed the CRD at the conversion webhook', { crd: kind.crd.metadata.name });
+    }
+  }
+}
