@@ -38,7 +38,7 @@ Options (environment variable in brackets):
                             https://127.0.0.1:<port>/convert, a local run [RECONSTRUCT_WEBHOOK_SERVICE]
   --webhook-url URL         or the URL it calls ({port}: the port bound) [RECONSTRUCT_WEBHOOK_URL]
   --webhook-cert-days DAYS  how long its serving certificates last (default 90; rotated with a third
-                            left; the CA they share is in the Secret <lease-name>-webhook-ca) [RECONSTRUCT_WEBHOOK_CERT_DAYS]
+                            left; the CA they share is in the Secret reconstruct-controller-webhook-ca) [RECONSTRUCT_WEBHOOK_CERT_DAYS]
   --webhook-check-interval SECONDS  how often it looks at them (default 60) [RECONSTRUCT_WEBHOOK_CHECK_INTERVAL]
   --resync SECONDS          periodic resync of every resource (default 36000, ten hours) [RECONSTRUCT_RESYNC]
   --shutdown-timeout SECONDS  bound on finishing in-flight work at SIGTERM (default 20)

@@ -19,6 +19,7 @@ Commands:
   suspend KIND/NAME    the controller keeps its hands off a resource until it is resumed
   resume KIND/NAME     the controller reconciles a suspended resource again
   reconcile KIND/NAME  reconcile a resource now (--wait for the result)
+  migrate KIND...      rewrite stored objects in their CRD's storage version, then drop old storedVersions
   controller           run the operator against a cluster
   install              render the manifests that install the operator into a cluster
   gen                  write the CRD YAML and spec types derived from kind definitions
@@ -58,6 +59,10 @@ async function main(argv: string[]): Promise<number> {
     case 'reconcile': {
       const { reconcileCommand } = await import('./operate/reconcile');
       return reconcileCommand(rest);
+    }
+    case 'migrate': {
+      const { migrateCommand } = await import('./migrate');
+      return migrateCommand(rest);
     }
     case 'install':
       return installCommand(rest, version);

@@ -3,7 +3,7 @@
  * (schema, defaults, CEL rules), a change to a field that is immutable once set, and the writes a test
  * asks it to refuse (`InMemoryCluster.refuse`); and how an update takes fields from their appliers.
  */
-import type { ApiKind, Kind, KubeObject } from '../constructs/kit';
+import type { ApiKind, CustomResource, Kind, KubeObject } from '../constructs/kit';
 import { mergePatched } from '../controller/kube/merge-patch';
 import { ApiError } from '../controller/kube/errors';
 import type { Writer } from '../controller/kube/writer';
@@ -83,6 +83,20 @@ export function admit(kind: Kind, resource: Json, old?: KubeObject): { spec: unk
   const { name } = resource.metadata as { name: string };
   if (errors.length > 0) throw new AdmissionError(`${kind.kind} "${name}"`, errors);
   return object as { spec: unknown };
+}
+
+/**
+ * A resource sent in `apiVersion`, any of the kind's versions, as the API server keeps it for the
+ * controller: admitted by that version's schema (AdmissionError), converted to the kind's own version (the
+ * kind's conversion, its conversion data in the annotations) and defaulted there.
+ */
+export function admitAs(kind: Kind, apiVersion: string, metadata: Json, spec: unknown): CustomResource {
+  const sent = { apiVersion, kind: kind.kind, metadata, spec };
+  const converted = kind.convert(
+    { ...sent, spec: admit(kind, sent).spec } as CustomResource,
+    kind.apiVersion,
+  );
+  return { ...converted, spec: admit(kind, converted).spec };
 }
 
 /**

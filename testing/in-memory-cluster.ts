@@ -17,9 +17,8 @@
  * a write empties its finalizers, no finalizer can be added to it meanwhile, and an object that goes
  * takes with it, as the garbage collector's background propagation does, every object whose
  * ownerReferences name its uid (each deleted the same way, finalizers and all). What it does not:
- * admission of children (the API server's core types), other controllers (a Deployment's status stays
- * what the test puts; a Namespace that goes leaves its objects), foreground and orphan propagation, and
- * watch events (the test calls reconcile()).
+ * admission of children, other controllers (a Deployment's status stays what the test puts; a Namespace
+ * that goes leaves its objects), foreground and orphan propagation, and watch events (reconcile() is).
  */
 import {
   CUSTOM_RESOURCE_DEFINITION,
@@ -41,6 +40,7 @@ import { Reconciler, type ReconcileResult } from '../controller/reconcile/reconc
 import { metaTime } from '../controller/reconcile/status';
 import {
   admit,
+  admitAs,
   immutableRefusal,
   mergePatchRefusal,
   notFound,
@@ -124,18 +124,19 @@ export class InMemoryCluster implements ClusterView {
 
   /**
    * Puts a custom resource of `kind`, generation 1, as the API server stores what `kubectl apply` sent:
-   * admitted by the kind's CRD (its schema and CEL rules; AdmissionError names each field as kubectl
-   * would print it), the schema's defaults applied to its spec.
+   * admitted by its CRD (schema and CEL rules; AdmissionError names each field as kubectl would), defaulted.
    */
   putResource<Spec>(kind: Kind<Spec>, name: string, spec: Spec, namespace?: string): KubeObject {
-    const metadata = { name, ...(namespace ? { namespace } : {}) };
-    const admitted = admit(kind, { apiVersion: kind.apiVersion, kind: kind.kind, metadata, spec });
-    return this.put(kind, {
-      apiVersion: kind.apiVersion,
-      kind: kind.kind,
-      metadata: { ...metadata, generation: 1 },
-      spec: admitted.spec,
-    });
+    return this.putResourceAs(kind, kind.apiVersion, name, spec, namespace);
+  }
+
+  /**
+   * Puts a custom resource sent in `apiVersion` (any of the kind's versions) as the API server does:
+   * admitted by that version's schema, kept in the kind's own (`kind.convert` reads it in another).
+   */
+  putResourceAs(kind: Kind, apiVersion: string, name: string, spec: unknown, namespace?: string): KubeObject {
+    const resource = admitAs(kind, apiVersion, { name, ...(namespace ? { namespace } : {}) }, spec);
+    return this.put(kind, { ...resource, metadata: { ...resource.metadata, generation: 1 } });
   }
 
   /**

@@ -85,7 +85,7 @@ export function balancer(i: number): CustomResource<BalancerSpec> {
     { name: 'https', protocol: 'TCP' as const, port: 443, targetPort: 8443 },
   ];
   return {
-    apiVersion: 'exposer.hliangzhao.io/v1alpha1',
+    apiVersion: 'exposer.hliangzhao.io/v1beta1',
     kind: 'Balancer',
     metadata: { name: `lb-${i}`, namespace: namespace(i) },
     spec: {

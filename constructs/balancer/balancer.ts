@@ -121,7 +121,7 @@ export class Balancer extends Construct {
     this.deployment = withoutAddressLabel(
       new kplus.Deployment(this, 'proxy', {
         metadata: { name: balancerNames.deployment(name) },
-        replicas: 1,
+        replicas: spec.replicas ?? 1,
         select: false,
         podMetadata: { labels: podLabels, annotations: { [CONFIG_HASH_ANNOTATION]: configHash(conf) } },
         automountServiceAccountToken: false,

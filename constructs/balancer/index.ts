@@ -1,6 +1,7 @@
 /**
- * Balancer (`exposer.hliangzhao.io/v1alpha1`): an nginx proxy that spreads a front-end
- * Service's traffic over weighted backend Services; the status counts the backend Services.
+ * Balancer (`exposer.hliangzhao.io/v1beta1`, stored; `v1alpha1` served, deprecated): an nginx proxy that
+ * spreads a front-end Service's traffic over weighted backend Services, scaled by `kubectl scale`; the
+ * status counts the backend Services and the proxy's pods.
  */
 import {
   DEPLOYMENT,
@@ -10,17 +11,46 @@ import {
   applySetId,
   customResourceClass,
   defineKind,
+  type KindVersion,
   type StatusContext,
 } from '../kit';
 import { BALANCER_LABEL, Balancer } from './balancer';
-import { balancerSchema } from './schema';
-import type { BalancerSpec, BalancerStatus } from './types.generated';
+import { balancerSchema, balancerV1alpha1Schema } from './schema';
+import type {
+  BalancerSpec,
+  BalancerStatus,
+  BalancerV1alpha1Spec,
+  BalancerV1alpha1Status,
+} from './types.generated';
 
 export { Balancer, type BalancerProps } from './balancer';
-export { balancerSchema } from './schema';
+export { balancerSchema, balancerV1alpha1Schema } from './schema';
 export type * from './types.generated';
 
-type OwnStatus = Pick<BalancerStatus, 'activeBackendsNum' | 'obsoleteBackendsNum'>;
+type OwnStatus = Pick<BalancerStatus, 'activeBackendsNum' | 'obsoleteBackendsNum' | 'replicas' | 'selector'>;
+
+/**
+ * v1alpha1, the first version: v1beta1 without `spec.replicas` (read as v1beta1, a v1alpha1 balancer has
+ * the default, one pod) and without the scale subresource's status fields.
+ */
+const balancerV1alpha1: KindVersion<BalancerSpec, OwnStatus, BalancerV1alpha1Spec, BalancerV1alpha1Status> = {
+  name: 'v1alpha1',
+  schema: balancerV1alpha1Schema,
+  deprecated: 'exposer.hliangzhao.io/v1alpha1 Balancer is deprecated; use exposer.hliangzhao.io/v1beta1',
+  onlyInHub: ['spec.replicas', 'status.replicas', 'status.selector'],
+  toHub: ({ spec, status }) => ({ spec, ...(status ? { status } : {}) }),
+  fromHub: ({ spec, status }) => ({
+    spec: without(spec, 'replicas'),
+    ...(status ? { status: without(status, 'replicas', 'selector') } : {}),
+  }),
+};
+
+/** `o` without `keys`. */
+function without<T extends object, K extends keyof T>(o: T, ...keys: K[]): Omit<T, K> {
+  const copy = { ...o };
+  for (const key of keys) delete copy[key];
+  return copy;
+}
 
 /** The backend Services the balancer wants, and those labelled as its own in its namespace. */
 function backendServices({ resource, children, view }: StatusContext<BalancerSpec>) {
@@ -37,8 +67,29 @@ function backendServices({ resource, children, view }: StatusContext<BalancerSpe
   return { active, obsolete: labelled.length - active };
 }
 
+/** The proxy's pods there are, and their selector in its string form: what the scale subresource reads. */
+function proxyPods({
+  resource,
+  children,
+  view,
+}: StatusContext<BalancerSpec>): Pick<OwnStatus, 'replicas' | 'selector'> {
+  const desired = children.find((c) => c.kind === 'Deployment') as
+    | { metadata: { name: string }; spec?: { selector?: { matchLabels?: Record<string, string> } } }
+    | undefined;
+  if (!desired) return {};
+  const live = view.get(DEPLOYMENT, resource.metadata.namespace, desired.metadata.name) as
+    { status?: { replicas?: number } } | undefined;
+  const labels = desired.spec?.selector?.matchLabels ?? {};
+  return {
+    replicas: live?.status?.replicas ?? 0,
+    selector: Object.entries(labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(','),
+  };
+}
+
 export const balancerKind = defineKind<BalancerSpec, OwnStatus>({
-  apiVersion: 'exposer.hliangzhao.io/v1alpha1',
+  apiVersion: 'exposer.hliangzhao.io/v1beta1',
   kind: 'Balancer',
   plural: 'balancers',
   shortNames: ['bl'],
@@ -47,9 +98,10 @@ export const balancerKind = defineKind<BalancerSpec, OwnStatus>({
   schema: balancerSchema,
   construct: Balancer,
   children: [SERVICE, CONFIG_MAP, DEPLOYMENT],
+  versions: [balancerV1alpha1],
   status(context) {
     const { active, obsolete } = backendServices(context);
-    return { activeBackendsNum: active, obsoleteBackendsNum: obsolete };
+    return { activeBackendsNum: active, obsoleteBackendsNum: obsolete, ...proxyPods(context) };
   },
 });
 

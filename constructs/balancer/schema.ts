@@ -1,7 +1,10 @@
 import { CONTAINER_IMAGE, DNS_LABEL, intOrString, labelMap, type KindSchema } from '../kit';
 
-/** The CRD schema of Balancer: the source of its CRD YAML and its generated types. */
-export const balancerSchema: KindSchema = {
+/**
+ * The CRD schema of Balancer v1alpha1, the first version (served, deprecated): the source of its CRD YAML
+ * and of its generated types (`BalancerV1alpha1Spec`).
+ */
+export const balancerV1alpha1Schema: KindSchema = {
   description:
     'An nginx proxy that spreads the traffic of a front-end Service over weighted backend Services.',
   spec: {
@@ -90,4 +93,49 @@ export const balancerSchema: KindSchema = {
     { name: 'Active', type: 'integer', jsonPath: '.status.activeBackendsNum' },
     { name: 'Obsolete', type: 'integer', jsonPath: '.status.obsoleteBackendsNum' },
   ],
+};
+
+/**
+ * The CRD schema of Balancer v1beta1, the stored version the construct is written against: v1alpha1's
+ * and `spec.replicas`, the proxy's pods, behind a scale subresource that works (`kubectl scale`, a
+ * HorizontalPodAutoscaler), with `status.replicas` and `status.selector` as it wants them.
+ */
+export const balancerSchema: KindSchema = {
+  ...balancerV1alpha1Schema,
+  spec: {
+    ...balancerV1alpha1Schema.spec,
+    properties: {
+      ...balancerV1alpha1Schema.spec.properties,
+      replicas: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 0,
+        maximum: 100,
+        default: 1,
+        description: 'Pods of the nginx proxy; `kubectl scale balancer NAME --replicas N` sets it.',
+      },
+    },
+  },
+  status: {
+    ...balancerV1alpha1Schema.status,
+    replicas: {
+      type: 'integer',
+      format: 'int32',
+      description: 'Pods of the nginx proxy there are (the scale subresource reads it).',
+    },
+    selector: {
+      type: 'string',
+      description:
+        "The label selector of the proxy's pods, for the scale subresource (a HorizontalPodAutoscaler).",
+    },
+  },
+  columns: [
+    { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+    ...(balancerV1alpha1Schema.columns ?? []),
+  ],
+  scale: {
+    specReplicasPath: '.spec.replicas',
+    statusReplicasPath: '.status.replicas',
+    labelSelectorPath: '.status.selector',
+  },
 };

@@ -50,6 +50,12 @@ export interface BalancerSpec {
    * @default "nginx:1.15.9"
    */
   image?: string;
+  /**
+   * Pods of the nginx proxy; `kubectl scale balancer NAME --replicas N` sets it.
+   *
+   * @default 1
+   */
+  replicas?: number;
 }
 
 /** BalancerSpec with every field the schema defaults present. */
@@ -103,9 +109,167 @@ export interface BalancerSpecWithDefaults {
    * @default "nginx:1.15.9"
    */
   image: string;
+  /**
+   * Pods of the nginx proxy; `kubectl scale balancer NAME --replicas N` sets it.
+   *
+   * @default 1
+   */
+  replicas: number;
 }
 
 export interface BalancerStatus {
+  /**
+   * The metadata.generation that the status describes.
+   */
+  observedGeneration?: number;
+  /**
+   * The latest observations of the resource, at least a Ready condition.
+   */
+  conditions?: {
+    type: string;
+    status: 'True' | 'False' | 'Unknown';
+    observedGeneration?: number;
+    lastTransitionTime: string;
+    reason: string;
+    message: string;
+  }[];
+  /**
+   * The last value of the reconstruct.dev/requested-at annotation the controller has reconciled (reconcile now).
+   */
+  lastHandledReconcileAt?: string;
+  /**
+   * The revision of the kind's definition the children were last applied with, for a kind that declares one.
+   */
+  lastAppliedRevision?: string;
+  /**
+   * Desired backend Services that exist.
+   */
+  activeBackendsNum?: number;
+  /**
+   * Backend Services of this balancer that are no longer desired.
+   */
+  obsoleteBackendsNum?: number;
+  /**
+   * Pods of the nginx proxy there are (the scale subresource reads it).
+   */
+  replicas?: number;
+  /**
+   * The label selector of the proxy's pods, for the scale subresource (a HorizontalPodAutoscaler).
+   */
+  selector?: string;
+}
+
+/** The hub's types (v1beta1), named with the version as the other versions' are. */
+export type BalancerV1beta1Spec = BalancerSpec;
+export type BalancerV1beta1SpecWithDefaults = BalancerSpecWithDefaults;
+export type BalancerV1beta1Status = BalancerStatus;
+
+export interface BalancerV1alpha1Spec {
+  /**
+   * Ports of the front-end Service; each is proxied to the same port of every backend.
+   *
+   * @minItems 1
+   * @maxItems 32
+   */
+  ports: {
+    /**
+     * An IANA service name, as a container port name must be: it names the proxy port.
+     */
+    name: string;
+    /**
+     * @default "TCP"
+     */
+    protocol?: 'TCP' | 'UDP';
+    port: number;
+    /**
+     * Port of the backend pods. Defaults to `port`.
+     */
+    targetPort?: number | string;
+  }[];
+  /**
+   * Labels every backend pod carries.
+   */
+  selector?: {
+    [k: string]: string;
+  };
+  /**
+   * Weighted backends; each gets a Service <balancer>-<backend>-backend.
+   *
+   * @minItems 1
+   * @maxItems 64
+   */
+  backends: {
+    name: string;
+    weight: number;
+    /**
+     * Labels of this backend's pods, overlaid on spec.selector.
+     */
+    selector?: {
+      [k: string]: string;
+    };
+  }[];
+  /**
+   * Container image of the nginx proxy.
+   *
+   * @default "nginx:1.15.9"
+   */
+  image?: string;
+}
+
+/** BalancerV1alpha1Spec with every field the schema defaults present. */
+export interface BalancerV1alpha1SpecWithDefaults {
+  /**
+   * Ports of the front-end Service; each is proxied to the same port of every backend.
+   *
+   * @minItems 1
+   * @maxItems 32
+   */
+  ports: {
+    /**
+     * An IANA service name, as a container port name must be: it names the proxy port.
+     */
+    name: string;
+    /**
+     * @default "TCP"
+     */
+    protocol: 'TCP' | 'UDP';
+    port: number;
+    /**
+     * Port of the backend pods. Defaults to `port`.
+     */
+    targetPort?: number | string;
+  }[];
+  /**
+   * Labels every backend pod carries.
+   */
+  selector?: {
+    [k: string]: string;
+  };
+  /**
+   * Weighted backends; each gets a Service <balancer>-<backend>-backend.
+   *
+   * @minItems 1
+   * @maxItems 64
+   */
+  backends: {
+    name: string;
+    weight: number;
+    /**
+     * Labels of this backend's pods, overlaid on spec.selector.
+     */
+    selector?: {
+      [k: string]: string;
+    };
+  }[];
+  /**
+   * Container image of the nginx proxy.
+   *
+   * @default "nginx:1.15.9"
+   */
+  image: string;
+}
+
+export interface BalancerV1alpha1Status {
   /**
    * The metadata.generation that the status describes.
    */

@@ -87,6 +87,23 @@ export function problemsOf(o: KindOptions<unknown, object>): string[] {
         `schema.status.${name} is added by the kit; leave it out`,
       );
     }
+    const scale = o.schema.scale;
+    if (scale) {
+      // What the API server requires of a scale subresource's paths.
+      need(
+        /^\.spec\.\S+$/.test(scale.specReplicasPath ?? ''),
+        'schema.scale.specReplicasPath must start with .spec.',
+      );
+      need(
+        /^\.status\.\S+$/.test(scale.statusReplicasPath ?? ''),
+        'schema.scale.statusReplicasPath must start with .status.',
+      );
+      if (scale.labelSelectorPath !== undefined)
+        need(
+          /^\.status\.\S+$/.test(scale.labelSelectorPath),
+          'schema.scale.labelSelectorPath must start with .status.',
+        );
+    }
     for (const column of o.schema.columns ?? []) {
       need(
         column.jsonPath?.startsWith('.') ?? false,

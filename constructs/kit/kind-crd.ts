@@ -66,7 +66,7 @@ function versionOf(
     storage: info.storage,
     ...(info.deprecated ? { deprecated: true } : {}),
     ...(info.deprecationWarning ? { deprecationWarning: info.deprecationWarning } : {}),
-    subresources: { status: {} },
+    subresources: { status: {}, ...(schema.scale ? { scale: { ...schema.scale } } : {}) },
     additionalPrinterColumns: columnsOf(schema.columns, o.revision !== undefined),
     schema: {
       openAPIV3Schema: {

@@ -25,6 +25,23 @@ export interface KindSchema {
   readonly rules?: ValidationRule[];
   /** Printer columns; `Ready` and `Age` are added at the end unless given. */
   readonly columns?: PrinterColumn[];
+  /**
+   * The scale subresource, for `kubectl scale` and a HorizontalPodAutoscaler: where the spec says the
+   * replicas wanted, and where the status says those there are and the label selector of their pods
+   * (the kind's `status` writes both).
+   * @default - none
+   */
+  readonly scale?: ScaleSubresource;
+}
+
+/** A CRD's scale subresource: JSON paths into the resource. */
+export interface ScaleSubresource {
+  /** e.g. `.spec.replicas` */
+  readonly specReplicasPath: string;
+  /** e.g. `.status.replicas` */
+  readonly statusReplicasPath: string;
+  /** e.g. `.status.selector`: a label selector in its string form (`app=web,tier=proxy`). */
+  readonly labelSelectorPath?: string;
 }
 
 /** The construct of a kind: a cdk8s construct class that adds a resource's children to `scope`. */

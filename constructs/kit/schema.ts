@@ -93,7 +93,10 @@ export interface CustomResourceDefinitionVersion {
   deprecated?: boolean;
   deprecationWarning?: string;
   schema: { openAPIV3Schema: JSONSchemaProps };
-  subresources?: { status?: Record<string, never> };
+  subresources?: {
+    status?: Record<string, never>;
+    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  };
   additionalPrinterColumns?: PrinterColumn[];
 }
 

@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { Kind } from '../../constructs/kit';
+import { WEBHOOK_CA_SECRET } from '../kube/certificates';
 import { clusterRules, eventRules, leaseRules, scopedRules, type PolicyRule } from './permissions';
 
 export interface ControllerRbacProps {
@@ -98,7 +99,7 @@ export class ControllerRbac extends Construct {
     const leaseMetadata = { name: leaseRoleName, namespace, labels };
     const converts = props.kinds.some((k) => k.versions.length > 1);
     this.leaseRole = rbac('lease-role', 'Role', leaseMetadata, {
-      rules: leaseRules(converts ? `${name}-webhook-ca` : undefined),
+      rules: leaseRules(converts ? WEBHOOK_CA_SECRET : undefined),
     });
     this.leaseRoleBinding = rbac('lease-role-binding', 'RoleBinding', leaseMetadata, {
       roleRef: roleRef('Role', leaseRoleName),

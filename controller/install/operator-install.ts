@@ -119,12 +119,12 @@ export class OperatorInstall extends Construct {
       controllerArgs: [...(props.controllerArgs ?? []), ...(metricsAuth ? [] : ['--metrics-secure=false'])],
       conversionWebhook: converts,
     });
-    if (converts)
-      this.conversionWebhook = new ConversionWebhookAccess(this, 'webhook', { controller: this.controller });
     this.metrics = new MetricsAccess(this, 'metrics', {
       controller: this.controller,
       serviceMonitor: props.serviceMonitor,
       auth: metricsAuth,
     });
+    if (converts)
+      this.conversionWebhook = new ConversionWebhookAccess(this, 'webhook', { controller: this.controller });
   }
 }

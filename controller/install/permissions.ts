@@ -56,8 +56,9 @@ export function clusterRules(kinds: readonly Kind[]): PolicyRule[] {
 /** The rules split by scope, for a controller that watches some namespaces only (`--namespaces`). */
 export function scopedRules(kinds: readonly Kind[]): ScopedRules {
   // A controller confined to namespaces does not watch CRDs (a CRD installed later is picked up at its
-  // caches' next retry, within 30 s), so that namespaced kinds need no cluster-wide grant at all.
-  const all = kindGrants(kinds).filter((g) => g.type !== CUSTOM_RESOURCE_DEFINITION);
+  // caches' next retry, within 30 s), so that namespaced kinds need no cluster-wide grant at all; but
+  // the conversion webhook still points the CRDs of kinds with several versions at itself (by name).
+  const all = kindGrants(kinds).filter((g) => g.type !== CUSTOM_RESOURCE_DEFINITION || g.names.length > 0);
   return {
     cluster: toRules(all.filter((g) => !g.type.namespaced)),
     namespaced: toRules(all.filter((g) => g.type.namespaced)),

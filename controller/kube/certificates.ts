@@ -21,6 +21,12 @@ import {
 
 export type { ServingCertificate } from './x509';
 
+/**
+ * The Secret of the conversion webhook's CA, in the controller's (the Lease's) namespace: one name whatever
+ * the lease's, so that the install's Role can name it (controller/runtime/conversion-webhook.ts).
+ */
+export const WEBHOOK_CA_SECRET = 'reconstruct-controller-webhook-ca';
+
 /** A CA's key and certificate (PEM) and the validity its certificate states, to the second. */
 export interface CertificateAuthority {
   readonly key: string;

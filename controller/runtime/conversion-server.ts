@@ -102,12 +102,18 @@ export class ConversionServer {
 
   /**
    * Stops taking connections, closes the idle ones, and resolves once the requests in progress are
-   * answered (their connections close after the answer; the request timeout bounds a slow client).
+   * answered (their connections close after the answer), or after `graceMs`, when every connection left
+   * is closed: the API server keeps its connections open for 90 s, and a shutdown must not wait for them.
    */
-  stop(): Promise<void> {
+  stop(graceMs = 2000): Promise<void> {
     return new Promise((resolve) => {
       if (!this.server.listening) return resolve();
-      this.server.close(() => resolve());
+      const timer = setTimeout(() => this.server.closeAllConnections(), graceMs);
+      this.server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.server.closeIdleConnections();
     });
   }
 

@@ -69,29 +69,39 @@ export class ConversionWebhook {
   private ca?: CertificateAuthority & { previous?: string };
   private serving?: { key: string; cert: string };
   private timer?: NodeJS.Timeout;
+  /** The last failure said, so that a retry failing the same way says nothing new. */
+  private failing?: string;
 
   constructor(private readonly options: ConversionWebhookOptions) {}
 
-  /** Loads (or makes) the CA, serves, and points the CRDs at this webhook. */
+  /**
+   * Loads (or makes) the CA, serves, and points the CRDs at this webhook. What it cannot do yet (the CA
+   * Secret forbidden, the API server away) is said once and tried again at every check: the controller
+   * goes on without it, as with a missing CRD; only the versions but the stored one wait for it.
+   */
   async start(): Promise<void> {
-    const { log } = this.options;
+    this.timer = setInterval(() => void this.check(), this.options.checkMs ?? 60_000);
+    this.timer.unref();
+    await this.check();
+  }
+
+  /** The CA, a serving certificate and the server, once. */
+  private async serve(): Promise<void> {
     await this.loadCa();
     this.issue();
-    this.server = new ConversionServer({
+    const server = new ConversionServer({
       address: this.options.address,
       certificate: this.serving!,
       convert: (object, apiVersion) => this.convert(object, apiVersion),
-      log,
+      log: this.options.log,
       observe: this.options.observe,
     });
-    await this.server.start();
-    await this.updateCrds();
-    log.info('serving conversions', {
+    await server.start();
+    this.server = server;
+    this.options.log.info('serving conversions', {
       address: `${this.options.address.slice(0, this.options.address.lastIndexOf(':'))}:${this.port}`,
       kinds: versionedKinds(this.options.kinds).map((k) => k.kind),
     });
-    this.timer = setInterval(() => void this.check(), this.options.checkMs ?? 60_000);
-    this.timer.unref();
   }
 
   /** The port served on. */
@@ -99,9 +109,32 @@ export class ConversionWebhook {
     return this.server?.port ?? 0;
   }
 
+  /**
+   * Stops serving. A run that pointed the CRDs at its own URL (a local run) points them back at the
+   * Service their YAML names, so that a later `kubectl apply` of the install does not meet a URL it never
+   * set (the API server refuses a clientConfig with both).
+   */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.server?.stop();
+    if ('service' in this.options.clientConfig || !this.server) return;
+    for (const kind of versionedKinds(this.options.kinds)) {
+      const service = kind.crd.spec.conversion?.webhook?.clientConfig?.service;
+      if (!service) continue;
+      await this.options.client
+        .request({
+          method: 'PATCH',
+          path: resourcePath(CUSTOM_RESOURCE_DEFINITION, undefined, kind.crd.metadata.name),
+          body: { spec: { conversion: { webhook: { clientConfig: { url: null, service } } } } },
+          timeoutMs: 2000,
+        })
+        .catch((err: Error) =>
+          this.options.log.warn('could not point the CRD back at its Service', {
+            crd: kind.crd.metadata.name,
+            error: err.message,
+          }),
+        );
+    }
   }
 
   /** One whole object to `apiVersion`, by its kind's conversion. */
@@ -111,23 +144,40 @@ export class ConversionWebhook {
     return kind.convert(object as Parameters<Kind['convert']>[0], apiVersion);
   }
 
-  /** What rotation needs now: a new CA, another replica's new CA, or a new serving certificate. */
+  /**
+   * What is due: serving at all (until it could), then a new CA, another replica's new CA, or a new serving
+   * certificate, and the CRDs pointed at the webhook with the CA to trust.
+   */
   async check(): Promise<void> {
     const { log } = this.options;
     try {
-      const before = this.ca?.cert;
-      await this.loadCa();
-      const caChanged = this.ca?.cert !== before;
-      // Trust the new CA before serving with it; and an expired previous CA leaves the bundle, a CRD
-      // re-applied from its YAML gets its clientConfig back.
-      await this.updateCrds();
-      if (caChanged || needsRenewal(this.serving!.cert)) {
-        this.issue();
-        this.server?.setCertificate(this.serving!);
-        log.info('rotated the conversion webhook certificate', { newCa: caChanged });
+      if (!this.server) {
+        await this.serve();
+      } else {
+        const before = this.ca?.cert;
+        await this.loadCa();
+        const caChanged = this.ca?.cert !== before;
+        // Trust the new CA before serving with it.
+        if (caChanged) await this.updateCrds();
+        if (caChanged || needsRenewal(this.serving!.cert)) {
+          this.issue();
+          this.server.setCertificate(this.serving!);
+          log.info('rotated the conversion webhook certificate', { newCa: caChanged });
+        }
       }
+      // An expired previous CA leaves the bundle; a CRD re-applied from its YAML, or installed only now,
+      // gets its clientConfig.
+      await this.updateCrds();
+      this.failing = undefined;
     } catch (err) {
-      log.warn('conversion webhook certificate check failed; retrying', { error: (err as Error).message });
+      const message = (err as Error).message;
+      if (message !== this.failing) {
+        log.warn('conversion webhook: cannot serve or rotate yet; trying again at the next check', {
+          error: message,
+          serving: this.server !== undefined,
+        });
+      }
+      this.failing = message;
     }
   }
 
@@ -214,10 +264,13 @@ export class ConversionWebhook {
         : { url: this.options.clientConfig.url.replace('{port}', String(this.port)), caBundle: bundle };
     for (const kind of versionedKinds(this.options.kinds)) {
       const path = resourcePath(CUSTOM_RESOURCE_DEFINITION, undefined, kind.crd.metadata.name);
-      const crd = await client.request<{ spec?: { conversion?: { webhook?: { clientConfig?: unknown } } } }>({
-        method: 'GET',
-        path,
-      });
+      let crd: { spec?: { conversion?: { webhook?: { clientConfig?: unknown } } } };
+      try {
+        crd = await client.request({ method: 'GET', path });
+      } catch (err) {
+        if (isNotFound(err)) continue; // not installed yet: the next check points it here
+        throw err;
+      }
       if (isDeepStrictEqual(crd.spec?.conversion?.webhook?.clientConfig, clientConfig)) continue;
       await client.request({
         method: 'PATCH',

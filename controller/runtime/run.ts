@@ -16,6 +16,7 @@ import { Metrics } from './metrics';
 import { MetricsAuthorizer } from './metrics-auth';
 import { HealthServer, isLoopback } from './server';
 import { selfSignedCertificate } from '../kube/self-signed';
+import { WEBHOOK_CA_SECRET } from '../kube/certificates';
 import { ConversionWebhook, versionedKinds, type WebhookClientConfig } from './conversion-webhook';
 
 /** The controller's settings; each has a command-line flag (see `reconstruct controller --help`). */
@@ -227,7 +228,7 @@ async function startConversionWebhook(
     kinds,
     address: settings.webhookAddr,
     clientConfig: webhookClientConfig(settings),
-    secret: { namespace: settings.leaseNamespace, name: `${settings.leaseName}-webhook-ca` },
+    secret: { namespace: settings.leaseNamespace, name: WEBHOOK_CA_SECRET },
     ...(settings.webhookCertDays !== undefined ? { servingDays: settings.webhookCertDays } : {}),
     ...(settings.webhookCheckMs !== undefined ? { checkMs: settings.webhookCheckMs } : {}),
     log,

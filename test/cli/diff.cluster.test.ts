@@ -68,7 +68,7 @@ it('shows what the controller would do before it acts, and nothing once it has',
   expect(first.code).toBe(1);
   expect(objects(first.stdout)).toEqual([
     `+ apps.v1.Deployment.${ns}.lbproxy`,
-    `+ exposer.hliangzhao.io.v1alpha1.Balancer.${ns}.lb`,
+    `+ exposer.hliangzhao.io.v1beta1.Balancer.${ns}.lb`,
     `+ v1.ConfigMap.${ns}.lb-proxy-configmap`,
     `+ v1.Service.${ns}.lb`,
     `+ v1.Service.${ns}.lb-a-backend`,
@@ -99,7 +99,7 @@ it('shows what the controller would do before it acts, and nothing once it has',
   expect(objects(pending.stdout)).toEqual([
     `- v1.Service.${ns}.lb-b-backend`,
     `~ apps.v1.Deployment.${ns}.lbproxy`,
-    `~ exposer.hliangzhao.io.v1alpha1.Balancer.${ns}.lb`,
+    `~ exposer.hliangzhao.io.v1beta1.Balancer.${ns}.lb`,
     `~ v1.ConfigMap.${ns}.lb-proxy-configmap`,
   ]);
   expect(pending.stdout).toContain('-    - name: b');

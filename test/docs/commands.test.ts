@@ -11,6 +11,7 @@ import { genCommand } from '../../cli/gen';
 import { createCommand, initCommand } from '../../cli/init';
 import { installCommand } from '../../cli/install';
 import { krmCommand } from '../../cli/krm';
+import { migrateCommand } from '../../cli/migrate';
 import { synthCommand } from '../../cli/synth';
 import { treeCommand } from '../../cli/tree/command';
 import { reconcileCommand } from '../../cli/operate/reconcile';
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   init: (argv) => initCommand(argv),
   create: (argv) => createCommand(argv),
   cluster: clusterCommand,
+  migrate: (argv) => migrateCommand(argv),
 };
 /** Commands that take no flags. */
 const PLAIN = new Set(['version', 'help']);

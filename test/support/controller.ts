@@ -91,6 +91,8 @@ export async function startController(
       `127.0.0.1:${healthPort}`,
       '--metrics-addr',
       '0',
+      // A port of its own for the conversion webhook (Balancer has two versions): tests run several.
+      ...(args.includes('--webhook-addr') ? [] : ['--webhook-addr', '127.0.0.1:0']),
       '--log-format',
       'json',
       // Every failed request in the log, to tell an RBAC denial from a namespace being deleted.

@@ -173,3 +173,22 @@ export function events(namespace: string, fieldSelector: string): KubeEvent[] {
   return getJson<{ items: KubeEvent[] }>(['events', '-n', namespace, '--field-selector', fieldSelector])
     .items;
 }
+
+/**
+ * Drops the URL a controller run on this machine pointed a CRD's conversion webhook at, when it was killed
+ * before it could point it back (docs/OPERATING.md): `kubectl apply` of an install, which names the
+ * webhook's Service, is refused while the CRD also has a URL.
+ */
+export function forgetConversionUrl(crd: string): void {
+  kubectl(
+    [
+      'patch',
+      'crd',
+      crd,
+      '--type=json',
+      '-p',
+      '[{"op":"remove","path":"/spec/conversion/webhook/clientConfig/url"}]',
+    ],
+    { allowFail: true },
+  );
+}

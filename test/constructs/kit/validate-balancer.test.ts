@@ -18,7 +18,7 @@ describe('Balancer', () => {
     );
   const backends = (...names: string[]) => names.map((name) => ({ name, weight: 1 }));
 
-  it('admits a valid balancer and defaults every port protocol and the image', () => {
+  it('admits a valid balancer and defaults every port protocol, the image and the replicas', () => {
     const { object, errors } = validateResource(
       balancerCrd,
       bl({
@@ -39,6 +39,7 @@ describe('Balancer', () => {
       selector: { app: 'test' },
       backends: [{ name: 'v1', weight: 40, selector: { version: 'v1' } }],
       image: 'nginx:1.15.9',
+      replicas: 1,
     });
   });
 

@@ -15,6 +15,7 @@ import {
   kubectl,
   uniqueName,
   waitFor,
+  forgetConversionUrl,
 } from '../../support/kubectl';
 import { type RunningController, startController } from '../../support/controller';
 import { tokenKubeconfig } from '../../support/controller-role';
@@ -70,6 +71,7 @@ beforeAll(() => {
     .filter((d) => d.kind !== 'CustomResourceDefinition')
     .map((d) => JSON.stringify(d))
     .join('\n---\n');
+  forgetConversionUrl('balancers.exposer.hliangzhao.io'); // a killed local run's
   applyYaml(run.stdout);
 });
 afterAll(async () => {

@@ -17,6 +17,7 @@ import {
   kubectl,
   uniqueName,
   waitFor,
+  forgetConversionUrl,
 } from '../../support/kubectl';
 import { RunningController, startController } from '../../support/controller';
 import { tokenKubeconfig } from '../../support/controller-role';
@@ -71,6 +72,7 @@ function canI(verb: string, resource: string, namespace?: string): string {
 beforeAll(() => {
   system = uniqueName('reconstruct-system');
   install = renderInstall(system);
+  forgetConversionUrl('balancers.exposer.hliangzhao.io'); // a killed local run's
   applyYaml(install);
   ns = createNamespace('rbac');
 });
@@ -103,6 +105,9 @@ describe('reconstruct install', () => {
         'RoleBinding',
         'Service',
         'ServiceAccount',
+        // Balancer's conversion webhook: its Service, and the policy that lets the API server reach it.
+        'Service',
+        'NetworkPolicy',
       ].sort(),
     );
     for (const role of docs.filter((d) => d.kind === 'ClusterRole')) {
@@ -198,7 +203,7 @@ describe('reconstruct install', () => {
             spec: { dbtype: 'mariadb' },
           },
           {
-            apiVersion: 'exposer.hliangzhao.io/v1alpha1',
+            apiVersion: 'exposer.hliangzhao.io/v1beta1',
             kind: 'Balancer',
             metadata: { name: 'bl', namespace: ns },
             spec: {

@@ -135,6 +135,8 @@ describe('the RBAC of the install', () => {
     // Cluster-wide, only what is cluster-scoped: no namespaced child kind, no Events.
     expect(grants(docs.find((d) => d.kind === 'ClusterRole')?.rules)).toEqual([
       '/nodes: list,watch,patch',
+      // Balancer's conversion webhook points its CRD at itself, by name.
+      'apiextensions.k8s.io/customresourcedefinitions: get,patch',
       'node.k8s.io/runtimeclasses: get,list,watch,create,patch,delete',
       'nodes.lailin.xyz/nodepools: list,watch,patch',
       'nodes.lailin.xyz/nodepools/finalizers: update',
@@ -145,7 +147,8 @@ describe('the RBAC of the install', () => {
   });
 
   it('renders no ClusterRole for a namespaced install of namespaced kinds only', () => {
-    const namespacedKinds = builtinKinds.filter((k) => k.namespaced);
+    // (Balancer aside: its conversion webhook patches its CRD, cluster-scoped, by name.)
+    const namespacedKinds = builtinKinds.filter((k) => k.namespaced && k.versions.length === 1);
     const docs = installManifests({ kinds: namespacedKinds, version: '0.0.0', namespaces: ['a'] }) as Doc[];
     expect(docs.some((d) => d.kind === 'ClusterRole' || d.kind === 'ClusterRoleBinding')).toBe(false);
     expect(docs.filter((d) => d.kind === 'Role').map((r) => r.metadata.namespace)).toEqual([
@@ -239,5 +242,68 @@ describe('the RBAC of the install', () => {
     ]);
     const role = docs.find((d) => d.kind === 'Role' && d.metadata.namespace === 'a');
     expect(grants(role?.rules)).toContain('/serviceaccounts: impersonate');
+  });
+});
+
+describe('the install of kinds with several versions (Balancer v1beta1 and v1alpha1)', () => {
+  const docs = render({ namespace: 'ops' });
+  const named = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
+
+  it('serves the conversion webhook from every replica, behind a Service the CRD calls', () => {
+    expect(controllerArgs(docs)).toEqual(
+      expect.arrayContaining([
+        '--webhook-addr=0.0.0.0:9443',
+        '--webhook-service=ops/reconstruct-controller-webhook',
+      ]),
+    );
+    expect(named('Service', 'reconstruct-controller-webhook')?.spec).toEqual({
+      selector: expect.any(Object) as object,
+      ports: [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }],
+    });
+    const crd = named('CustomResourceDefinition', 'balancers.exposer.hliangzhao.io')?.spec as {
+      conversion: { webhook: { clientConfig: { service: object } } };
+    };
+    expect(crd.conversion.webhook.clientConfig.service).toEqual({
+      namespace: 'ops',
+      name: 'reconstruct-controller-webhook',
+      path: '/convert',
+      port: 443,
+    });
+  });
+
+  it('lets the API server reach the webhook port, from wherever it is', () => {
+    expect(named('NetworkPolicy', 'reconstruct-controller-webhook')?.spec).toEqual({
+      podSelector: { matchLabels: expect.any(Object) as object },
+      policyTypes: ['Ingress'],
+      ingress: [{ ports: [{ port: 'webhook', protocol: 'TCP' }] }],
+    });
+  });
+
+  it('grants the patch of those CRDs only, and the CA Secret by name in its own namespace', () => {
+    const cluster = named('ClusterRole', 'reconstruct-controller')?.rules ?? [];
+    expect(
+      cluster.filter((r) => r.resources[0] === 'customresourcedefinitions' && r.verbs.includes('patch')),
+    ).toEqual([
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        resourceNames: ['balancers.exposer.hliangzhao.io'],
+        verbs: ['get', 'patch'],
+      },
+    ]);
+    const lease = named('Role', 'reconstruct-controller-leader-election');
+    expect(lease?.metadata.namespace).toBe('ops');
+    expect(grants(lease?.rules)).toEqual([
+      'coordination.k8s.io/leases: get,create,update',
+      '/secrets: get,update',
+      '/secrets: create',
+    ]);
+    expect(lease?.rules?.[1].resourceNames).toEqual(['reconstruct-controller-webhook-ca']);
+  });
+
+  it('has no webhook when no kind has several versions', () => {
+    const plain = render({ kinds: [greetingKind] });
+    expect(plain.some((d) => d.metadata.name === 'reconstruct-controller-webhook')).toBe(false);
+    expect(controllerArgs(plain).some((a) => a.startsWith('--webhook'))).toBe(false);
   });
 });

@@ -368,6 +368,18 @@ describe('ConversionServer', () => {
     keptAlive.destroy();
   });
 
+  it('stops within its grace even when a client never finishes (a shutdown is bounded)', async () => {
+    const server = await serve();
+    const stalled = call(server.port, { write: (req) => req.write('{"apiVersion":') }).catch(
+      (err: Error) => err,
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    await server.stop(200);
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(((await stalled) as Error).message).toMatch(/socket hang up|ECONNRESET/); // its connection was closed
+  });
+
   it('says which address it could not listen on', async () => {
     const first = await serve();
     const options = { certificate: servingA, convert: convertWidget, log };
