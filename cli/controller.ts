@@ -39,6 +39,8 @@ Options (environment variable in brackets):
   --webhook-url URL         or the URL it calls ({port}: the port bound) [RECONSTRUCT_WEBHOOK_URL]
   --webhook-cert-days DAYS  how long its serving certificates last (default 90; rotated with a third
                             left; the CA they share is in the Secret reconstruct-controller-webhook-ca) [RECONSTRUCT_WEBHOOK_CERT_DAYS]
+  --webhook-cert-dir DIR    tls.crt and tls.key of the webhook, issued and rotated by someone else
+                            (cert-manager); then it makes no CA and leaves the CRDs' caBundle alone [RECONSTRUCT_WEBHOOK_CERT_DIR]
   --webhook-check-interval SECONDS  how often it looks at them (default 60) [RECONSTRUCT_WEBHOOK_CHECK_INTERVAL]
   --resync SECONDS          periodic resync of every resource (default 36000, ten hours) [RECONSTRUCT_RESYNC]
   --shutdown-timeout SECONDS  bound on finishing in-flight work at SIGTERM (default 20)
@@ -73,6 +75,7 @@ const FLAGS = {
   'webhook-service': { type: 'string' },
   'webhook-url': { type: 'string' },
   'webhook-cert-days': { type: 'string' },
+  'webhook-cert-dir': { type: 'string' },
   'webhook-check-interval': { type: 'string' },
   resync: { type: 'string' },
   'shutdown-timeout': { type: 'string' },
@@ -156,6 +159,7 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
     webhookAddr: pick('webhook-addr') ?? DEFAULT_SETTINGS.webhookAddr,
     ...(pick('webhook-service') !== undefined ? { webhookService: pick('webhook-service') } : {}),
     ...(pick('webhook-url') !== undefined ? { webhookUrl: pick('webhook-url') } : {}),
+    ...(pick('webhook-cert-dir') !== undefined ? { webhookCertDir: pick('webhook-cert-dir') } : {}),
     ...(pick('webhook-cert-days') !== undefined
       ? { webhookCertDays: positive('webhook-cert-days', 90) }
       : {}),

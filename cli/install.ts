@@ -5,7 +5,7 @@ import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 import { isDns1123Label } from '../constructs/kit/names';
 
 const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--namespaces A,B] [--image IMAGE]
-                         [--replicas N] [--service-monitor] [--kinds MODULE]
+                         [--replicas N] [--service-monitor] [--cert-manager] [--kinds MODULE]
 
 Renders everything to run the operator in a cluster: the CRDs of its kinds, a Namespace, a
 ServiceAccount, a ClusterRole granting exactly what the kinds need, a Role for the leader-election
@@ -26,6 +26,8 @@ Options:
   --image IMAGE       controller image (default reconstruct:<version>)
   --replicas N        controller replicas (default 2)
   --service-monitor   also a ServiceMonitor for the Prometheus Operator (its CRD must be installed)
+  --cert-manager      the conversion webhook's certificate from cert-manager (installed): an Issuer,
+                      a Certificate, the CRDs' caBundle injected; kinds with several versions only
 ${KINDS_HELP}
 `;
 
@@ -37,6 +39,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
     image: { type: 'string' },
     replicas: { type: 'string' },
     'service-monitor': { type: 'boolean' },
+    'cert-manager': { type: 'boolean' },
   });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
@@ -71,6 +74,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
       image: values.image,
       replicas,
       serviceMonitor: values['service-monitor'] === true,
+      certManager: values['cert-manager'] === true,
       version,
     }),
   );

@@ -22,6 +22,12 @@ export interface ControllerRbacProps {
    * @default - none
    */
   readonly labels?: Record<string, string>;
+  /**
+   * The controller makes, shares and rotates the conversion webhook's CA and points the CRDs at it (the
+   * CA Secret, the patch of those CRDs); false when cert-manager does (OperatorInstall's `certManager`).
+   * @default true
+   */
+  readonly ownWebhookCertificates?: boolean;
 }
 
 /**
@@ -64,8 +70,12 @@ export class ControllerRbac extends Construct {
     });
 
     const namespaces = [...new Set(props.namespaces ?? [])];
+    const own = props.ownWebhookCertificates ?? true;
     const scoped = namespaces.length === 0 ? undefined : scopedRules(props.kinds);
-    const clusterWide = scoped ? scoped.cluster : clusterRules(props.kinds);
+    // Without its own certificates, the webhook patches no CRD: those named grants go.
+    const crdPatch = (r: PolicyRule) =>
+      !own && r.resources[0] === 'customresourcedefinitions' && !!r.resourceNames;
+    const clusterWide = (scoped ? scoped.cluster : clusterRules(props.kinds)).filter((r) => !crdPatch(r));
     if (clusterWide.length > 0) {
       this.clusterRole = rbac('cluster-role', 'ClusterRole', { name, labels }, { rules: clusterWide });
       this.clusterRoleBinding = rbac(
@@ -99,7 +109,7 @@ export class ControllerRbac extends Construct {
     const leaseMetadata = { name: leaseRoleName, namespace, labels };
     const converts = props.kinds.some((k) => k.versions.length > 1);
     this.leaseRole = rbac('lease-role', 'Role', leaseMetadata, {
-      rules: leaseRules(converts ? WEBHOOK_CA_SECRET : undefined),
+      rules: leaseRules(converts && own ? WEBHOOK_CA_SECRET : undefined),
     });
     this.leaseRoleBinding = rbac('lease-role-binding', 'RoleBinding', leaseMetadata, {
       roleRef: roleRef('Role', leaseRoleName),

@@ -5,6 +5,12 @@ import { ControllerDeployment } from './controller-deployment';
 export interface ConversionWebhookAccessProps {
   /** The controller whose conversion webhook to expose (made with `conversionWebhook`). */
   readonly controller: ControllerDeployment;
+  /**
+   * The Secret cert-manager writes the serving certificate to: a self-signed Issuer and a Certificate for
+   * the Service's names (the CRDs' `cert-manager.io/inject-ca-from` names the Certificate).
+   * @default - none: the controller makes its own
+   */
+  readonly certManagerSecret?: string;
 }
 
 /**
@@ -17,6 +23,9 @@ export interface ConversionWebhookAccessProps {
 export class ConversionWebhookAccess extends Construct {
   readonly service: ApiObject;
   readonly networkPolicy: ApiObject;
+  /** With `certManagerSecret`: cert-manager's self-signed Issuer and the webhook's Certificate. */
+  readonly issuer?: ApiObject;
+  readonly certificate?: ApiObject;
 
   constructor(scope: Construct, id: string, props: ConversionWebhookAccessProps) {
     super(scope, id);
@@ -42,5 +51,24 @@ export class ConversionWebhookAccess extends Construct {
         ingress: [{ ports: [{ port: 'webhook', protocol: 'TCP' }] }],
       },
     });
+    if (props.certManagerSecret) {
+      // As kubebuilder's scaffold: a self-signed Issuer, and a Certificate for the Service's DNS names.
+      this.issuer = new ApiObject(this, 'issuer', {
+        apiVersion: 'cert-manager.io/v1',
+        kind: 'Issuer',
+        metadata: { name: `${name}-webhook-selfsigned`, namespace, labels },
+        spec: { selfSigned: {} },
+      });
+      this.certificate = new ApiObject(this, 'certificate', {
+        apiVersion: 'cert-manager.io/v1',
+        kind: 'Certificate',
+        metadata,
+        spec: {
+          secretName: props.certManagerSecret,
+          dnsNames: [`${name}-webhook.${namespace}.svc`, `${name}-webhook.${namespace}.svc.cluster.local`],
+          issuerRef: { kind: 'Issuer', name: `${name}-webhook-selfsigned` },
+        },
+      });
+    }
   }
 }

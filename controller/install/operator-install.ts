@@ -49,6 +49,14 @@ export interface InstallProps {
    * @default - true for a cluster-wide install, false for a namespaced one
    */
   readonly metricsAuth?: boolean;
+  /**
+   * The conversion webhook's certificate from cert-manager (which must be installed): a self-signed
+   * Issuer and a Certificate for the webhook's Service, mounted into the pods (`--webhook-cert-dir`), and
+   * the CRDs' caBundle injected by cert-manager's cainjector. The controller then makes no CA, and needs
+   * no Secret and no patch of CRDs. Only for kinds with several versions.
+   * @default false - the controller makes, shares and rotates its own CA and certificates
+   */
+  readonly certManager?: boolean;
 }
 
 /** The name of the ServiceAccount, roles, bindings and Deployment. */
@@ -63,10 +71,21 @@ const LABELS = { 'app.kubernetes.io/name': 'reconstruct', 'app.kubernetes.io/com
  * names the namespace of each object. docs/RBAC.md explains each rule.
  */
 /** A CRD whose conversion webhook is the install's Service, in the install's namespace. */
-function withWebhookService(crd: CustomResourceDefinition, namespace: string): CustomResourceDefinition {
+function withWebhookService(
+  crd: CustomResourceDefinition,
+  namespace: string,
+  certManager: boolean,
+): CustomResourceDefinition {
   const service = crd.spec.conversion?.webhook?.clientConfig?.service;
   if (!service) return { ...crd };
   const copy = structuredClone(crd);
+  // cert-manager's cainjector writes the caBundle of the Certificate named here.
+  if (certManager) {
+    copy.metadata.annotations = {
+      ...copy.metadata.annotations,
+      'cert-manager.io/inject-ca-from': `${namespace}/${INSTALL_NAME}-webhook`,
+    };
+  }
   copy.spec.conversion!.webhook!.clientConfig!.service = {
     ...service,
     namespace,
@@ -91,8 +110,9 @@ export class OperatorInstall extends Construct {
     const namespace = props.namespace ?? 'reconstruct-system';
     // A kind with several versions converts through the controller, called through the install's Service.
     const converts = props.kinds.some((kind) => kind.versions.length > 1);
+    const certManager = converts && props.certManager === true;
     this.crds = props.kinds.map(
-      (kind, i) => new ApiObject(this, `crd-${i}`, withWebhookService(kind.crd, namespace)),
+      (kind, i) => new ApiObject(this, `crd-${i}`, withWebhookService(kind.crd, namespace, certManager)),
     );
     this.namespace = new ApiObject(this, 'namespace', {
       apiVersion: 'v1',
@@ -105,6 +125,8 @@ export class OperatorInstall extends Construct {
       namespace,
       namespaces: props.namespaces,
       labels: LABELS,
+      // With cert-manager, the controller makes no CA and patches no CRD.
+      ownWebhookCertificates: !certManager,
     });
     const metricsAuth = props.metricsAuth ?? !props.namespaces?.length;
     this.controller = new ControllerDeployment(this, 'controller', {
@@ -118,6 +140,7 @@ export class OperatorInstall extends Construct {
       // The controller secures metrics it serves beyond loopback unless told not to.
       controllerArgs: [...(props.controllerArgs ?? []), ...(metricsAuth ? [] : ['--metrics-secure=false'])],
       conversionWebhook: converts,
+      ...(certManager ? { webhookCertSecret: `${INSTALL_NAME}-webhook-cert` } : {}),
     });
     this.metrics = new MetricsAccess(this, 'metrics', {
       controller: this.controller,
@@ -125,6 +148,9 @@ export class OperatorInstall extends Construct {
       auth: metricsAuth,
     });
     if (converts)
-      this.conversionWebhook = new ConversionWebhookAccess(this, 'webhook', { controller: this.controller });
+      this.conversionWebhook = new ConversionWebhookAccess(this, 'webhook', {
+        controller: this.controller,
+        ...(certManager ? { certManagerSecret: `${INSTALL_NAME}-webhook-cert` } : {}),
+      });
   }
 }

@@ -11,6 +11,8 @@
  *   serves a certificate of the new CA. The old CA leaves the bundle once it has expired.
  * Each replica looks at the Secret and its certificate every `checkMs`.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Kind, KindRegistry } from '../../constructs/kit';
 import { CUSTOM_RESOURCE_DEFINITION, SECRET } from '../../constructs/kit/api-kind';
@@ -44,6 +46,12 @@ export interface ConversionWebhookOptions {
   readonly servingDays?: number;
   /** How long the CA is valid, in days. @default 3650 */
   readonly caDays?: number;
+  /**
+   * A folder with the serving certificate someone else issues and rotates (`tls.crt`, `tls.key`: a
+   * cert-manager Secret, mounted): then the webhook only serves, re-reading the files at each check, and
+   * leaves the CA and the CRDs' caBundle to them (cert-manager's cainjector).
+   */
+  readonly certDir?: string;
   /** How often the Secret and the certificate are looked at. @default 60 s */
   readonly checkMs?: number;
   readonly log: Logger;
@@ -87,8 +95,12 @@ export class ConversionWebhook {
 
   /** The CA, a serving certificate and the server, once. */
   private async serve(): Promise<void> {
-    await this.loadCa();
-    this.issue();
+    if (this.options.certDir) {
+      this.serving = certificateIn(this.options.certDir);
+    } else {
+      await this.loadCa();
+      this.issue();
+    }
     const server = new ConversionServer({
       address: this.options.address,
       certificate: this.serving!,
@@ -117,7 +129,7 @@ export class ConversionWebhook {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.server?.stop();
-    if ('service' in this.options.clientConfig || !this.server) return;
+    if ('service' in this.options.clientConfig || this.options.certDir || !this.server) return;
     for (const kind of versionedKinds(this.options.kinds)) {
       const service = kind.crd.spec.conversion?.webhook?.clientConfig?.service;
       if (!service) continue;
@@ -153,6 +165,15 @@ export class ConversionWebhook {
     try {
       if (!this.server) {
         await this.serve();
+      } else if (this.options.certDir) {
+        const files = certificateIn(this.options.certDir);
+        if (files.cert !== this.serving!.cert || files.key !== this.serving!.key) {
+          this.serving = files;
+          this.server.setCertificate(files);
+          log.info('took up the conversion webhook certificate from its folder', {
+            dir: this.options.certDir,
+          });
+        }
       } else {
         const before = this.ca?.cert;
         await this.loadCa();
@@ -166,8 +187,8 @@ export class ConversionWebhook {
         }
       }
       // An expired previous CA leaves the bundle; a CRD re-applied from its YAML, or installed only now,
-      // gets its clientConfig.
-      await this.updateCrds();
+      // gets its clientConfig. (With a certificate folder, cert-manager's cainjector does that.)
+      if (!this.options.certDir) await this.updateCrds();
       this.failing = undefined;
     } catch (err) {
       const message = (err as Error).message;
@@ -291,4 +312,12 @@ export class ConversionWebhook {
       this.options.log.info('pointed the CRD at the conversion webhook', { crd: kind.crd.metadata.name });
     }
   }
+}
+
+/** The serving key and certificate of a folder (a mounted Secret's `tls.key` and `tls.crt`). */
+function certificateIn(dir: string): { key: string; cert: string } {
+  return {
+    key: readFileSync(join(dir, 'tls.key'), 'utf8'),
+    cert: readFileSync(join(dir, 'tls.crt'), 'utf8'),
+  };
 }

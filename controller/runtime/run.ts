@@ -55,6 +55,8 @@ export interface ControllerSettings {
   webhookUrl?: string;
   /** How long its serving certificates last, in days (rotated when a third is left). @default 90 */
   webhookCertDays?: number;
+  /** tls.crt and tls.key issued and rotated by someone else (cert-manager): see ConversionWebhookOptions. */
+  webhookCertDir?: string;
   /** How often it looks at its certificate and the shared CA. @default 60 s */
   webhookCheckMs?: number;
   resyncMs: number;
@@ -231,6 +233,7 @@ async function startConversionWebhook(
     secret: { namespace: settings.leaseNamespace, name: WEBHOOK_CA_SECRET },
     ...(settings.webhookCertDays !== undefined ? { servingDays: settings.webhookCertDays } : {}),
     ...(settings.webhookCheckMs !== undefined ? { checkMs: settings.webhookCheckMs } : {}),
+    ...(settings.webhookCertDir !== undefined ? { certDir: settings.webhookCertDir } : {}),
     log,
     observe: (seconds, code) => metrics.webhookRequest('/convert', code, seconds),
   });

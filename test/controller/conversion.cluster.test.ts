@@ -5,6 +5,8 @@
  * serving certificate rotates while reads go on, and a CA rotated by another replica is taken up without a
  * failed read. With the controller gone, reads of v1alpha1 fail, and come back once it is up again.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../controller/runtime/server';
 import { bannerKind } from '../fixtures/kinds/versioned';
@@ -214,4 +216,60 @@ it('fails reads of v1alpha1 while no controller serves them, and serves them aga
   console.log(
     `v1alpha1 reads worked again ${((Date.now() - started) / 1000).toFixed(1)} s after the controller started`,
   );
+});
+
+it('serves a certificate someone else issues and rotates (cert-manager), and leaves the CRD to them', async () => {
+  await controller?.stop();
+  controller = undefined;
+  const { issueServingCertificate, newCertificateAuthority } =
+    await import('../../controller/kube/certificates');
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-certs-'));
+  const write = (cert: { key: string; cert: string }) => {
+    writeFileSync(join(dir, 'tls.key'), cert.key);
+    writeFileSync(join(dir, 'tls.crt'), cert.cert);
+  };
+  // What cert-manager and its cainjector do: a certificate in a folder, the CA in the CRD.
+  const first = newCertificateAuthority({ commonName: 'cert-manager-like' });
+  write(issueServingCertificate(first, ['127.0.0.1', 'localhost']));
+  const caBundle = (...cas: string[]) => Buffer.from(cas.join('')).toString('base64');
+  const point = (bundle: string) =>
+    kubectl([
+      'patch',
+      'crd',
+      CRD,
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        spec: {
+          conversion: {
+            webhook: {
+              clientConfig: { service: null, url: `https://127.0.0.1:${port}/convert`, caBundle: bundle },
+            },
+          },
+        },
+      }),
+    ]);
+  point(caBundle(first.cert));
+  try {
+    controller = await start(['--webhook-cert-dir', dir]);
+    expect(await readAlpha(10)).toEqual([]);
+    const second = newCertificateAuthority({ commonName: 'cert-manager-like-2' });
+    point(caBundle(first.cert, second.cert));
+    write(issueServingCertificate(second, ['127.0.0.1', 'localhost']));
+    await waitFor(
+      () => controller!.logs.some((l) => l.includes('took up the conversion webhook certificate')),
+      {
+        what: 'the controller to take up the new files',
+      },
+    );
+    expect(await readAlpha(10)).toEqual([]);
+    // It made no CA Secret of its own use, and left the caBundle as "cainjector" wrote it.
+    const bundle = getJson<{ spec: { conversion: { webhook: { clientConfig: { caBundle: string } } } } }>([
+      'crd',
+      CRD,
+    ]).spec.conversion.webhook.clientConfig.caBundle;
+    expect(bundle).toBe(caBundle(first.cert, second.cert));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -307,3 +307,54 @@ describe('the install of kinds with several versions (Balancer v1beta1 and v1alp
     expect(controllerArgs(plain).some((a) => a.startsWith('--webhook'))).toBe(false);
   });
 });
+
+describe('the install with the conversion webhook certificate from cert-manager', () => {
+  const docs = render({ certManager: true });
+  const named = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
+
+  it('asks cert-manager for the certificate and the CRDs caBundle, and mounts the certificate', () => {
+    expect(named('Issuer', 'reconstruct-controller-webhook-selfsigned')?.spec).toEqual({ selfSigned: {} });
+    expect(named('Certificate', 'reconstruct-controller-webhook')?.spec).toEqual({
+      secretName: 'reconstruct-controller-webhook-cert',
+      dnsNames: [
+        'reconstruct-controller-webhook.reconstruct-system.svc',
+        'reconstruct-controller-webhook.reconstruct-system.svc.cluster.local',
+      ],
+      issuerRef: { kind: 'Issuer', name: 'reconstruct-controller-webhook-selfsigned' },
+    });
+    const crd = named('CustomResourceDefinition', 'balancers.exposer.hliangzhao.io') as unknown as {
+      metadata: { annotations?: Record<string, string> };
+    };
+    expect(crd.metadata.annotations).toEqual({
+      'cert-manager.io/inject-ca-from': 'reconstruct-system/reconstruct-controller-webhook',
+    });
+    expect(controllerArgs(docs)).toContain('--webhook-cert-dir=/var/run/reconstruct/webhook-certs');
+    const pod = (named('Deployment', 'reconstruct-controller')?.spec as { template: { spec: object } })
+      .template.spec;
+    expect(pod).toMatchObject({
+      volumes: [{ name: 'webhook-certs', secret: { secretName: 'reconstruct-controller-webhook-cert' } }],
+      containers: [
+        {
+          volumeMounts: [
+            { name: 'webhook-certs', mountPath: '/var/run/reconstruct/webhook-certs', readOnly: true },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('grants no CA Secret and no patch of CRDs: cert-manager does that work', () => {
+    const cluster = named('ClusterRole', 'reconstruct-controller')?.rules ?? [];
+    expect(
+      cluster.filter((r) => r.resources[0] === 'customresourcedefinitions' && r.verbs.includes('patch')),
+    ).toEqual([]);
+    expect(grants(named('Role', 'reconstruct-controller-leader-election')?.rules)).toEqual([
+      'coordination.k8s.io/leases: get,create,update',
+    ]);
+  });
+
+  it('is not rendered for kinds with one version', () => {
+    const plain = render({ kinds: [greetingKind], certManager: true });
+    expect(plain.some((d) => d.kind === 'Certificate' || d.kind === 'Issuer')).toBe(false);
+  });
+});
