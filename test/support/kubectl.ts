@@ -175,20 +175,23 @@ export function events(namespace: string, fieldSelector: string): KubeEvent[] {
 }
 
 /**
- * Drops the URL a controller run on this machine pointed a CRD's conversion webhook at, when it was killed
- * before it could point it back (docs/OPERATING.md): `kubectl apply` of an install, which names the
- * webhook's Service, is refused while the CRD also has a URL.
+ * Points a CRD's conversion webhook back at the install's Service, from the URL a controller run on this
+ * machine pointed it at when it was killed before it could do so itself (docs/OPERATING.md): `kubectl
+ * apply` of an install, which names the Service, is refused while the CRD also has a URL.
  */
 export function forgetConversionUrl(crd: string): void {
-  kubectl(
-    [
-      'patch',
-      'crd',
-      crd,
-      '--type=json',
-      '-p',
-      '[{"op":"remove","path":"/spec/conversion/webhook/clientConfig/url"}]',
-    ],
-    { allowFail: true },
-  );
+  const service = {
+    namespace: 'reconstruct-system',
+    name: 'reconstruct-controller-webhook',
+    path: '/convert',
+    port: 443,
+  };
+  kubectl([
+    'patch',
+    'crd',
+    crd,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { conversion: { webhook: { clientConfig: { url: null, service } } } } }),
+  ]);
 }
