@@ -45,10 +45,8 @@ function said(resource: CustomResource, ignore: readonly string[] = []): unknown
       Json | undefined;
     if (parent) delete parent[keys[keys.length - 1]];
   }
-  for (const part of ['spec', 'status'] as const) {
-    const value = json[part] as Json | undefined;
-    if (part === 'status' && value && Object.keys(value).length === 0) delete json.status;
-  }
+  // A status left empty by the ignored fields says nothing.
+  if (json.status && Object.keys(json.status).length === 0) delete json.status;
   return json;
 }
 

@@ -71,7 +71,7 @@ export function kindGrants(kinds: readonly Kind[]): Grant[] {
   if (kinds.length > 0) grant(EVENT, EVENT.plural, ['create', 'patch']);
   // The conversion webhook points the CRDs of kinds with several versions at itself and writes their
   // caBundle (controller/runtime/conversion-webhook.ts): those CRDs only.
-  const converting = kinds.filter((k) => (k.versions ?? []).length > 1).map((k) => k.crd.metadata.name);
+  const converting = kinds.filter((k) => k.versions.length > 1).map((k) => k.crd.metadata.name);
   if (converting.length > 0)
     grant(CUSTOM_RESOURCE_DEFINITION, CUSTOM_RESOURCE_DEFINITION.plural, ['get', 'patch'], converting);
   // The CRDs' names (a metadata-only watch): a kind's CRD installed after the controller starts is picked

@@ -16,7 +16,7 @@ export class KindRegistry {
       const clash = crdNames.get(crdName);
       if (clash) throw new Error(`kinds ${kindKey(clash)} and ${key} share the CRD name ${crdName}`);
       // Found by every version: a resource or an owner reference of another version is the same kind.
-      for (const { name } of kind.versions ?? []) {
+      for (const { name } of kind.versions) {
         this.byKey.set(kindKey({ apiVersion: `${kind.group}/${name}`, kind: kind.kind }), kind);
       }
       this.byKey.set(key, kind);

@@ -28,6 +28,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors';
 import { resourcePath } from '../kube/paths';
 import type { Logger } from '../log';
 import { ConversionServer } from './conversion-server';
+import { hostOf } from './server';
 
 /** Where the API server calls: a Service in front of the replicas (installed), or a URL (a local run). */
 export type WebhookClientConfig =
@@ -111,7 +112,7 @@ export class ConversionWebhook {
     await server.start();
     this.server = server;
     this.options.log.info('serving conversions', {
-      address: `${this.options.address.slice(0, this.options.address.lastIndexOf(':'))}:${this.port}`,
+      address: `${hostOf(this.options.address)}:${this.port}`,
       kinds: versionedKinds(this.options.kinds).map((k) => k.kind),
     });
   }
@@ -203,7 +204,7 @@ export class ConversionWebhook {
   }
 
   private issue(): void {
-    const host = this.options.address.slice(0, this.options.address.lastIndexOf(':'));
+    const host = hostOf(this.options.address);
     const names = new Set<string>();
     if ('service' in this.options.clientConfig) {
       const { name, namespace } = this.options.clientConfig.service;

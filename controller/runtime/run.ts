@@ -14,7 +14,7 @@ import { createLogger, type Logger } from '../log';
 import { Manager } from './manager';
 import { Metrics } from './metrics';
 import { MetricsAuthorizer } from './metrics-auth';
-import { HealthServer, isLoopback } from './server';
+import { HealthServer, hostOf, isLoopback } from './server';
 import { selfSignedCertificate } from '../kube/self-signed';
 import { WEBHOOK_CA_SECRET } from '../kube/certificates';
 import { ConversionWebhook, versionedKinds, type WebhookClientConfig } from './conversion-webhook';
@@ -129,7 +129,6 @@ export async function runController(
   );
   const healthPort = await health.listen(settings.healthAddr);
   servers.push(health);
-  const host = (address: string) => address.slice(0, address.lastIndexOf(':'));
   if (settings.metricsAddr !== '0' && settings.metricsAddr !== settings.healthAddr) {
     const secure = settings.metricsSecure ?? !isLoopback(settings.metricsAddr);
     const authorizer = new MetricsAuthorizer(client);
@@ -141,10 +140,10 @@ export async function runController(
     });
     const metricsPort = await metricsServer.listen(settings.metricsAddr);
     servers.push(metricsServer);
-    log.info('serving /metrics', { address: `${host(settings.metricsAddr)}:${metricsPort}`, secure });
+    log.info('serving /metrics', { address: `${hostOf(settings.metricsAddr)}:${metricsPort}`, secure });
   }
   // The port chosen for :0, so that a test or a sidecar can find the probes.
-  log.info('serving /healthz and /readyz', { address: `${host(settings.healthAddr)}:${healthPort}` });
+  log.info('serving /healthz and /readyz', { address: `${hostOf(settings.healthAddr)}:${healthPort}` });
 
   const webhook = await startConversionWebhook(client, registry, settings, log, metrics);
   manager.start();
@@ -242,7 +241,7 @@ async function startConversionWebhook(
 }
 
 /** Where the API server calls the webhook (see ControllerSettings.webhookService). */
-export function webhookClientConfig(
+function webhookClientConfig(
   settings: Pick<ControllerSettings, 'webhookService' | 'webhookUrl'>,
 ): WebhookClientConfig {
   if (settings.webhookService) {

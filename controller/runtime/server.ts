@@ -103,6 +103,9 @@ export class HealthServer {
 }
 
 /** `host:port`, `:port`, `port` or `[v6]:port`; host defaults to all interfaces. */
+/** The host part of `host:port` (`[v6]:port` keeps its brackets), for saying where a server listens. */
+export const hostOf = (address: string): string => address.slice(0, address.lastIndexOf(':'));
+
 /** `host:port`, `[ipv6]:port` or a bare port, as the servers' address flags take them. */
 export function parseAddress(address: string): { host?: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address) ?? /^()()(\d+)$/.exec(address);
