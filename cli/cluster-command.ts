@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-export const CLUSTER_HELP = `Usage: reconstruct cluster COMMAND [--crds DIR]
+export const CLUSTER_HELP = `Usage: reconstruct cluster COMMAND [--crds DIR] [--feature-gates LIST] [--runtime-config LIST]
 
 A local Kubernetes control plane to try kinds and run tests against: etcd, kube-apiserver,
 kube-controller-manager, kube-scheduler and kwok with three fake nodes, all on 127.0.0.1 (Linux).
@@ -21,6 +21,14 @@ Commands:
 
 Options:
   --crds DIR      install the CRDs in DIR/*.yaml (up, run; default: ./crds/ if it exists)
+  --feature-gates LIST
+                  Kubernetes feature gates of every component, as key=value,... (up, run; default:
+                  StorageVersionMigrator=true,ShardedListAndWatch=true, which reconstruct migrate and
+                  the controller's --sharding use; "" for none). A cluster that is up with other
+                  gates is not reused: stop it first
+  --runtime-config LIST
+                  API groups to serve beyond the defaults, as group/version=true,... (up, run;
+                  default: storagemigration.k8s.io/v1beta1=true; "" for none)
   -h, --help      show this help
 
 Environment:
@@ -57,16 +65,28 @@ export function findScriptsDir(from: string = __dirname): string | undefined {
   return undefined;
 }
 
+/** The options that take a value, and the environment variable each is passed to the scripts in. */
+const VALUE_OPTIONS = {
+  '--crds': 'RECONSTRUCT_CRDS_DIR',
+  '--feature-gates': 'RECONSTRUCT_CLUSTER_FEATURE_GATES',
+  '--runtime-config': 'RECONSTRUCT_CLUSTER_RUNTIME_CONFIG',
+} as const;
+type ValueOption = keyof typeof VALUE_OPTIONS;
+
 interface Parsed {
   subcommand?: string;
-  crds?: string;
+  values: Partial<Record<ValueOption, string>>;
   help: boolean;
   command: string[];
 }
 
+/** The value option `arg` is (`--crds` or `--crds=DIR`), if it is one. */
+const optionOf = (arg: string): ValueOption | undefined =>
+  (Object.keys(VALUE_OPTIONS) as ValueOption[]).find((o) => arg === o || arg.startsWith(`${o}=`));
+
 /** Parses argv; a string is a usage error. Everything after `--` (or `run`'s first word) is CMD. */
 function parse(argv: string[]): Parsed | string {
-  const parsed: Parsed = { help: false, command: [] };
+  const parsed: Parsed = { help: false, command: [], values: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -75,10 +95,12 @@ function parse(argv: string[]): Parsed | string {
       break;
     } else if (arg === '-h' || arg === '--help') {
       parsed.help = true;
-    } else if (arg === '--crds' || arg.startsWith('--crds=')) {
-      const value = arg === '--crds' ? argv[++i] : arg.slice('--crds='.length);
-      if (!value) return '--crds needs a folder';
-      parsed.crds = value;
+    } else if (optionOf(arg)) {
+      const option = optionOf(arg) as ValueOption;
+      const value = arg === option ? argv[++i] : arg.slice(option.length + 1);
+      if (value === undefined || (option === '--crds' && !value))
+        return option === '--crds' ? '--crds needs a folder' : `${option} needs a list ("" for none)`;
+      parsed.values[option] = value;
     } else if (arg.startsWith('-')) {
       return `unknown option "${arg}"`;
     } else if (parsed.subcommand === undefined) {
@@ -151,8 +173,9 @@ export async function clusterCommand(argv: string[]): Promise<number> {
   if (sub === 'run' && parsed.command.length === 0) {
     return usageError('run: no command given');
   }
-  if (parsed.crds !== undefined && sub !== 'up' && sub !== 'run') {
-    return usageError(`--crds goes with "up" and "run" only`);
+  const given = Object.keys(parsed.values);
+  if (given.length > 0 && sub !== 'up' && sub !== 'run') {
+    return usageError(`${given[0]} goes with "up" and "run" only`);
   }
 
   const scriptsDir = findScriptsDir();
@@ -166,11 +189,16 @@ export async function clusterCommand(argv: string[]): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (!env.RECONSTRUCT_PROJECT_DIR) env.RECONSTRUCT_PROJECT_DIR = process.cwd();
   if (!env.RECONSTRUCT_CLUSTER_CLI) env.RECONSTRUCT_CLUSTER_CLI = CLI_HINT;
-  if (parsed.crds !== undefined) {
-    const crds = resolve(parsed.crds);
+  const { values } = parsed;
+  if (values['--crds'] !== undefined) {
+    const crds = resolve(values['--crds']);
     if (!existsSync(crds) || !statSync(crds).isDirectory())
-      return fail(`--crds ${parsed.crds}: not a folder`, 2);
+      return fail(`--crds ${values['--crds']}: not a folder`, 2);
     env.RECONSTRUCT_CRDS_DIR = crds;
+  }
+  for (const option of ['--feature-gates', '--runtime-config'] as const) {
+    const value = values[option];
+    if (value !== undefined) env[VALUE_OPTIONS[option]] = value;
   }
 
   // Each script prints its own one-line error (Go missing, binaries missing, ...) on failure.

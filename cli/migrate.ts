@@ -25,7 +25,8 @@ name of one, optionally followed by its group (Widget, widgets, widgets.example.
 cluster, this operator's or not.
 
 Where the API server serves storagemigration.k8s.io, a StorageVersionMigration rewrites the objects and the
-command waits for it. Elsewhere the command reads the objects, 500 at a time, and writes each back as it was
+command waits for it (it starts once kube-controller-manager's garbage collector has caught up with the
+resource, often a minute). Elsewhere, or with --client-side, the command reads the objects, 500 at a time, and writes each back as it was
 read (an update with its resourceVersion: one changed meanwhile is read again and written, one deleted is
 skipped). The API server stores what it writes in the storage version, and writes nothing for an object
 already stored in it (its resourceVersion stays): a run that stopped, or that failed on some objects, is
@@ -37,12 +38,14 @@ Run it once the API servers serve the CRD's new storage version (a few seconds a
 
 Options:
   --all                 every CRD whose status.storedVersions lists a version besides its storage version
+  --client-side         rewrite the objects from here even where a StorageVersionMigration could (as
+                        when the caller may not create one)
   --kubeconfig FILE     kubeconfig file [KUBECONFIG, then ~/.kube/config]
   --context NAME        kubeconfig context (default: its current context)
   -h, --help            show this help
 
 Needs list, get and update on the resources and update on customresourcedefinitions/status (with a
-StorageVersionMigration: create and get on storageversionmigrations instead of the resources' verbs).
+StorageVersionMigration: create and get on storageversionmigrations instead of the update on the resources).
 
 Exit status: 0 when every object is stored in the storage version and storedVersions says so, 1 when an
 object could not be rewritten, 2 on a usage error or a missing prerequisite (no kubeconfig, no such CRD,
@@ -51,6 +54,7 @@ forbidden).
 
 const OPTIONS = {
   all: { type: 'boolean' },
+  'client-side': { type: 'boolean' },
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
 } as const;
@@ -141,7 +145,7 @@ export async function migrateCommand(
       io.out.write(`nothing to migrate: every CRD's status.storedVersions is its storage version\n`);
       return 0;
     }
-    const migrations = await migrationVersion(client);
+    const migrations = values['client-side'] ? undefined : await migrationVersion(client);
     let status = 0;
     for (const crd of chosen) status = Math.max(status, await migrate(client, crd, migrations, io));
     return status;
@@ -185,12 +189,20 @@ async function migrate(
   }
   const started = Date.now();
   const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
-  const byServer = migrations ? await serverSide(client, crd, storage, migrations, io) : 'unserved';
+  let byServer: Awaited<ReturnType<typeof serverSide>> = 'unserved';
+  if (migrations) {
+    const missing = await missingPermissions(client, crd, [
+      { verb: 'create', group: MIGRATIONS_GROUP, resource: 'storageversionmigrations' },
+    ]);
+    if (missing.length > 0)
+      io.out.write(`migrating ${name}: the caller may not ${missing[0]}: rewriting the objects here\n`);
+    else byServer = await serverSide(client, crd, storage, migrations, io);
+  }
   if (byServer === 'failed') return 1;
   if (byServer === 'succeeded') {
     io.out.write(`migrated ${name} to ${storage} by a StorageVersionMigration in ${seconds()} s\n`);
   } else {
-    const missing = await missingPermissions(client, crd);
+    const missing = await missingPermissions(client, crd, passPermissions(crd));
     if (missing.length > 0) {
       io.err.write(`reconstruct migrate: forbidden: the caller may not ${missing.join(', nor ')}\n`);
       return 2;
@@ -304,20 +316,29 @@ async function serverSide(
   }
 }
 
+interface Permission {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+}
+
+/** What the pass does: update the objects, and the CRD's status. */
+const passPermissions = (crd: LiveCrd): Permission[] => [
+  { verb: 'update', group: crd.spec.group, resource: crd.spec.names.plural },
+  {
+    verb: 'update',
+    group: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    subresource: 'status',
+  },
+];
+
 /**
- * What the caller may not do of what the pass does (SelfSubjectAccessReview), said once rather than as a
- * refusal per object. A review the server does not answer counts as allowed: the requests will tell.
+ * What the caller may not do of `checks` (SelfSubjectAccessReview), said once rather than as a refusal per
+ * object. A review the server does not answer counts as allowed: the requests will tell.
  */
-async function missingPermissions(client: KubeClient, crd: LiveCrd): Promise<string[]> {
-  const checks = [
-    { verb: 'update', group: crd.spec.group, resource: crd.spec.names.plural },
-    {
-      verb: 'update',
-      group: 'apiextensions.k8s.io',
-      resource: 'customresourcedefinitions',
-      subresource: 'status',
-    },
-  ];
+async function missingPermissions(client: KubeClient, crd: LiveCrd, checks: Permission[]): Promise<string[]> {
   const missing: string[] = [];
   for (const attributes of checks) {
     const allowed = await client

@@ -43,10 +43,23 @@ KWOK_VERSION="v0.8.0"
 # Everything the cluster needs, by binary name.
 CLUSTER_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl)
 
+# Feature gates and API groups beyond Kubernetes' defaults, for every component (kwokctl's
+# kubeFeatureGates and kubeRuntimeConfig). By default what reconstruct uses where a cluster has it:
+# the API server's StorageVersionMigration (reconstruct migrate) and sharded list and watch (the
+# controller's --sharding). RECONSTRUCT_CLUSTER_FEATURE_GATES / _RUNTIME_CONFIG set them (empty:
+# none); a cluster that is up with others is not reused.
+CLUSTER_FEATURE_GATES="${RECONSTRUCT_CLUSTER_FEATURE_GATES-StorageVersionMigrator=true,ShardedListAndWatch=true}"
+CLUSTER_RUNTIME_CONFIG="${RECONSTRUCT_CLUSTER_RUNTIME_CONFIG-storagemigration.k8s.io/v1beta1=true}"
+
 # The cluster's state (kwokctl work dir, kubeconfig, logs) lives here, git-ignored.
 CLUSTER_STATE_DIR="$PROJECT_DIR/.cluster"
 CLUSTER_NAME="reconstruct"
 CLUSTER_KUBECONFIG="$CLUSTER_STATE_DIR/kubeconfig"
+
+# The feature gates and runtime config, as one line: what a started cluster records in its state.
+cluster_features() {
+  printf 'gates [%s], runtime config [%s]\n' "$CLUSTER_FEATURE_GATES" "$CLUSTER_RUNTIME_CONFIG"
+}
 
 cluster_cache_root() {
   printf '%s\n' "${RECONSTRUCT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/reconstruct}"

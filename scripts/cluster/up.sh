@@ -28,6 +28,10 @@ cluster_lock_start   # one start at a time; a second concurrent run then finds i
 
 if [[ -d "$CLUSTER_STATE_DIR" ]]; then
   if cluster_api_ready "$KUBECTL" "$CLUSTER_KUBECONFIG"; then
+    running="$(cat "$CLUSTER_STATE_DIR/features" 2>/dev/null || printf 'unknown (started before they were recorded)')"
+    if [[ "$running" != "$(cluster_features)" ]]; then
+      die "a cluster is up with $running; asked for: $(cluster_features). Stop it first ($(cluster_hint down))"
+    fi
     log "a cluster is already up (KUBECONFIG=$CLUSTER_KUBECONFIG): reusing it"
     # Asked for by hand (npm run cluster:up, reconstruct cluster up): it now stays up after the
     # test runs end.
@@ -63,6 +67,7 @@ trap 'exit 143' TERM
 
 mkdir -p "$KWOK_WORKDIR_PATH"
 printf '%s\n' "$BIN_DIR" > "$CLUSTER_STATE_DIR/bin-dir"   # down.sh finds kwokctl through it
+cluster_features > "$CLUSTER_STATE_DIR/features"           # what a reuse must match
 # with-cluster.sh marks the clusters it starts: those it tears down when the last run ends.
 if [[ "${RECONSTRUCT_CLUSTER_EPHEMERAL:-}" == 1 ]]; then touch "$CLUSTER_STATE_DIR/ephemeral"; fi
 
@@ -78,6 +83,8 @@ options:
   kubeVersion: $K8S_VERSION
   etcdVersion: ${ETCD_VERSION#v}
   kwokVersion: $KWOK_VERSION
+  kubeFeatureGates: "$CLUSTER_FEATURE_GATES"
+  kubeRuntimeConfig: "$CLUSTER_RUNTIME_CONFIG"
   kubeApiserverBinary: $BIN_DIR/kube-apiserver
   kubeControllerManagerBinary: $BIN_DIR/kube-controller-manager
   kubeSchedulerBinary: $BIN_DIR/kube-scheduler
@@ -113,7 +120,7 @@ componentsPatches:
         value: "false"
 YAML
 
-log "starting the control plane (kwokctl binary runtime, $K8S_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION)"
+log "starting the control plane (kwokctl binary runtime, $K8S_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION; $(cluster_features))"
 # kwokctl starts the components as daemons and returns; its own --wait only logs a timeout and
 # still exits 0, so we wait ourselves, failing fast when a component process dies.
 kwokctl_run "$BIN_DIR" create cluster --name "$CLUSTER_NAME" --kubeconfig "" >&2

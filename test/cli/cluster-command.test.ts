@@ -101,6 +101,8 @@ describe('reconstruct cluster: usage', () => {
       'kubeconfig',
       'build',
       '--crds DIR',
+      '--feature-gates LIST',
+      '--runtime-config LIST',
       'RECONSTRUCT_BIN_DIR',
     ]) {
       expect(CLUSTER_HELP).toContain(word);
@@ -121,6 +123,8 @@ describe('reconstruct cluster: usage', () => {
     [['up', '--wat'], 'unknown option "--wat"'],
     [['down', '--crds', 'crds'], '--crds goes with "up" and "run" only'],
     [['up', '--crds'], '--crds needs a folder'],
+    [['kubeconfig', '--feature-gates', 'A=true'], '--feature-gates goes with "up" and "run" only'],
+    [['up', '--runtime-config'], '--runtime-config needs a list ("" for none)'],
     [['up', 'extra'], 'unexpected argument "extra"'],
     [['up', '--', 'x'], '"--" goes with "run" only'],
   ])('%j is a usage error (exit 2)', async (argv, message) => {

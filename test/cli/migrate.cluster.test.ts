@@ -3,6 +3,8 @@
  * (`conversion: None`), objects stored in v1alpha1, then v1beta1 made the storage version. Migrate rewrites
  * every object (its resourceVersion changes), sets storedVersions to [v1beta1], and a second run writes
  * nothing; an object an admission refuses to rewrite is named, and storedVersions stays until it is gone.
+ * The local control plane serves StorageVersionMigration (its default feature gates): `--client-side` has
+ * the command's own pass do the work in the tests of the pass, the last test has the API server's.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -143,7 +145,7 @@ it('rewrites every object in the storage version, sets storedVersions, and a sec
   await storeInV1beta1(name);
   const before = versions(name);
 
-  const first = await migrate(name);
+  const first = await migrate(name, '--client-side');
   expect(first).toMatchObject({ code: 0, err: '' });
   expect(first.out).toMatch(
     new RegExp(
@@ -157,7 +159,7 @@ it('rewrites every object in the storage version, sets storedVersions, and a sec
   expect(storedVersions(name)).toEqual(['v1beta1']);
 
   // By its kind and group this time.
-  const second = await migrate(`widget.${name.slice('widgets.'.length)}`);
+  const second = await migrate(`widget.${name.slice('widgets.'.length)}`, '--client-side');
   expect(second.code).toBe(0);
   expect(second.out).toContain('50 objects, 0 rewritten, 50 already stored in v1beta1');
   expect(versions(name)).toEqual(after);
@@ -168,7 +170,7 @@ it('names an object it cannot rewrite, exits 1, leaves storedVersions, and resum
   await storeInV1beta1(name);
   const before = versions(name);
 
-  const refused = await migrate(name);
+  const refused = await migrate(name, '--client-side');
   expect(refused.code).toBe(1);
   expect(refused.err).toMatch(new RegExp(`^Widget ${ns}/w-2: .*frozen: no update is allowed\\n`));
   expect(refused.err).toContain(
@@ -180,7 +182,7 @@ it('names an object it cannot rewrite, exits 1, leaves storedVersions, and resum
   expect(Object.keys(after).filter((w) => after[w] === before[w])).toEqual(['w-2']);
 
   kubectl(['delete', name, 'w-2', '-n', ns]);
-  const resumed = await migrate(name);
+  const resumed = await migrate(name, '--client-side');
   expect(resumed).toMatchObject({ code: 0, err: '' });
   expect(resumed.out).toContain('4 objects, 0 rewritten, 4 already stored in v1beta1');
   expect(storedVersions(name)).toEqual(['v1beta1']);
@@ -207,7 +209,7 @@ it('reads again an object written meanwhile, and skips one deleted meanwhile', a
   };
   const out = capture();
   const err = capture();
-  expect(await migrateCommand([name], { out, err }, connect)).toBe(0);
+  expect(await migrateCommand([name, '--client-side'], { out, err }, connect)).toBe(0);
   expect(err.text()).toBe('');
   // w-0 was stored in v1beta1 by the label's write: its rewrite wrote nothing.
   expect(out.text()).toContain('10 objects, 8 rewritten, 1 already stored in v1beta1, 1 gone, 0 failed');
@@ -241,9 +243,10 @@ it('says in one line what is missing: the CRD, or the permission', async () => {
     const kubeconfig = join(scratch, 'reader.json');
     writeFileSync(kubeconfig, JSON.stringify(config));
     await storeInV1beta1(name);
+    // The API server serves StorageVersionMigration, which this user may not create either.
     expect(await migrate(name, '--kubeconfig', kubeconfig)).toEqual({
       code: 2,
-      out: '',
+      out: `migrating ${name}: the caller may not create storageversionmigrations.storagemigration.k8s.io: rewriting the objects here\n`,
       err: `reconstruct migrate: forbidden: the caller may not update widgets.${group}, nor update customresourcedefinitions.apiextensions.k8s.io/status\n`,
     });
     expect(storedVersions(name)).toEqual(['v1alpha1', 'v1beta1']);
@@ -264,7 +267,7 @@ it('migrates 1,000 objects', async () => {
   const name = await widgets(1000);
   await storeInV1beta1(name);
   const started = process.hrtime.bigint();
-  const run = await migrate(name);
+  const run = await migrate(name, '--client-side');
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   expect(run).toMatchObject({ code: 0, err: '' });
   expect(run.out).toContain('1000 objects, 1000 rewritten');
@@ -273,8 +276,32 @@ it('migrates 1,000 objects', async () => {
   console.log(`migrated 1000 objects in ${seconds.toFixed(2)} s`);
 
   const again = process.hrtime.bigint();
-  expect((await migrate(name)).out).toContain('1000 objects, 0 rewritten, 1000 already stored');
+  expect((await migrate(name, '--client-side')).out).toContain(
+    '1000 objects, 0 rewritten, 1000 already stored',
+  );
   console.log(
     `a second run over 1000 objects took ${(Number(process.hrtime.bigint() - again) / 1e9).toFixed(2)} s`,
   );
+});
+
+it("has the API server's StorageVersionMigration rewrite the objects where it is served", async () => {
+  const name = await widgets(200);
+  await storeInV1beta1(name);
+  const before = versions(name);
+  const started = process.hrtime.bigint();
+
+  const run = await migrate(name);
+  expect(run).toMatchObject({ code: 0, err: '' });
+  expect(run.out).toMatch(new RegExp(`^migrating ${name}: StorageVersionMigration ${name}-\\w+ created\\n`));
+  expect(run.out).toMatch(
+    new RegExp(`migrated ${name} to v1beta1 by a StorageVersionMigration in [\\d.]+ s\\n`),
+  );
+  expect(run.out).toMatch(new RegExp(`${name}: status.storedVersions \\[v1beta1\\]\\n$`));
+  console.log(
+    `a StorageVersionMigration of 200 objects took ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(2)} s`,
+  );
+  const after = versions(name);
+  expect(Object.keys(after)).toHaveLength(200);
+  expect(Object.keys(after).filter((w) => after[w] === before[w])).toEqual([]);
+  expect(storedVersions(name)).toEqual(['v1beta1']);
 });

@@ -154,7 +154,7 @@ describe('Progress', () => {
 
 describe('with StorageVersionMigration served', () => {
   /** An API server that serves storagemigration.k8s.io/v1beta1, its migrations ending as `outcome`. */
-  function server(outcome: 'Succeeded' | 'Failed') {
+  function server(outcome: 'Succeeded' | 'Failed', allowed = true) {
     const requests: KubeRequest[] = [];
     const widgets = crd('g.io', 'Widget', { stored: ['v1alpha1', 'v1'] });
     const request = (req: KubeRequest): Promise<unknown> => {
@@ -163,6 +163,8 @@ describe('with StorageVersionMigration served', () => {
       const migration = { metadata: { name: 'widgets.g.io-abcde' } };
       if (route === 'GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions')
         return Promise.resolve({ items: [widgets] });
+      if (route === 'POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews')
+        return Promise.resolve({ status: { allowed } });
       if (route === 'GET /apis/storagemigration.k8s.io')
         return Promise.resolve({ versions: [{ version: 'v1beta1' }, { version: 'v1alpha1' }] });
       if (route === 'POST /apis/storagemigration.k8s.io/v1beta1/storageversionmigrations')
@@ -186,7 +188,8 @@ describe('with StorageVersionMigration served', () => {
     const { io: streams, out, err } = io();
     expect(await migrateCommand(['widget'], streams, () => client)).toBe(0);
     expect(err.text()).toBe('');
-    expect(requests[2].body).toMatchObject({
+    const created = requests.find((r) => r.method === 'POST' && r.path.endsWith('/storageversionmigrations'));
+    expect(created?.body).toMatchObject({
       apiVersion: 'storagemigration.k8s.io/v1beta1',
       kind: 'StorageVersionMigration',
       spec: { resource: { group: 'g.io', resource: 'widgets' } },
@@ -194,6 +197,25 @@ describe('with StorageVersionMigration served', () => {
     expect(requests.at(-1)?.body).toMatchObject({ status: { storedVersions: ['v1'] } });
     expect(out.text()).toMatch(/migrated widgets\.g\.io to v1 by a StorageVersionMigration in [\d.]+ s\n/);
     expect(out.text()).toMatch(/widgets\.g\.io: status\.storedVersions \[v1\]\n$/);
+  });
+
+  it('rewrites the objects itself when the caller may not create one, or with --client-side', async () => {
+    const denied = server('Succeeded', false);
+    const streams = io();
+    expect(await migrateCommand(['widget'], streams.io, () => denied.client)).toBe(2);
+    expect(streams.out.text()).toBe(
+      'migrating widgets.g.io: the caller may not create storageversionmigrations.storagemigration.k8s.io: ' +
+        'rewriting the objects here\n',
+    );
+    // The pass's own permissions are denied too here: said in one line, before any object is read.
+    expect(streams.err.text()).toBe(
+      'reconstruct migrate: forbidden: the caller may not update widgets.g.io, nor update ' +
+        'customresourcedefinitions.apiextensions.k8s.io/status\n',
+    );
+
+    const asked = server('Succeeded');
+    expect(await migrateCommand(['widget', '--client-side'], io().io, () => asked.client)).toBe(2);
+    expect(asked.requests.filter((r) => r.path.includes('storagemigration'))).toEqual([]);
   });
 
   it('says why it failed, exits 1 and leaves storedVersions', async () => {

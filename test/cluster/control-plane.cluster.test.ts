@@ -4,6 +4,7 @@
  * supervisor that restarts kube-scheduler (and kube-controller-manager, kwok) when it exits.
  * Run through `npm run test:cluster` (scripts/cluster/with-cluster.sh).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -17,6 +18,8 @@ import {
   waitFor,
 } from '../support/kubectl';
 import { Crd, crdsInRepo, KINDS, KubeObject, List, manifest, storageVersion } from './manifests';
+
+const REPO = join(__dirname, '..', '..');
 
 jest.setTimeout(120_000);
 
@@ -50,6 +53,28 @@ describe('the control plane', () => {
     ]);
     const workers = nodes.filter((n) => 'node-role.kubernetes.io/worker' in (n.metadata.labels ?? {}));
     expect(workers.map((n) => n.metadata.name)).toEqual(['kwok-node-0']);
+  });
+
+  test('serves StorageVersionMigration and sharded list (its default feature gates)', () => {
+    expect(kubectl(['api-versions']).stdout.split('\n')).toContain('storagemigration.k8s.io/v1beta1');
+    const selector = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
+    const list = JSON.parse(
+      kubectl(['get', '--raw', `/api/v1/namespaces?shardSelector=${encodeURIComponent(selector)}`]).stdout,
+    ) as { metadata: { shardInfo?: { selector?: string } } };
+    expect(list.metadata.shardInfo?.selector).toBe(selector);
+  });
+
+  test('is not reused by a start asking for other feature gates: one line says what to do', () => {
+    // The cluster of this run was started by up.sh (with-cluster.sh), which recorded its gates there.
+    expect(existsSync(join(REPO, '.cluster', 'features'))).toBe(true);
+    const up = spawnSync('bash', [join(REPO, 'scripts', 'cluster', 'up.sh')], {
+      encoding: 'utf8',
+      env: { ...process.env, RECONSTRUCT_CLUSTER_FEATURE_GATES: 'ShardedListAndWatch=false' },
+    });
+    expect(up.status).toBe(1);
+    expect(up.stderr.trim().split('\n').pop()).toMatch(
+      /^\[cluster\] ERROR: a cluster is up with gates \[StorageVersionMigrator=true,ShardedListAndWatch=true\], runtime config \[storagemigration.k8s.io\/v1beta1=true\]; asked for: gates \[ShardedListAndWatch=false\], .*Stop it first \(npm run cluster:down\)$/,
+    );
   });
 });
 
