@@ -36,7 +36,8 @@ Options (environment variable in brackets):
                             "0" serves none) [RECONSTRUCT_WEBHOOK_ADDR]
   --webhook-service NS/NAME[:PORT]  the Service the API server calls it through (the install's); default:
                             https://127.0.0.1:<port>/convert, a local run [RECONSTRUCT_WEBHOOK_SERVICE]
-  --webhook-url URL         or the URL it calls ({port}: the port bound) [RECONSTRUCT_WEBHOOK_URL]
+  --webhook-url URL         or the URL it calls ({port}: the port bound; a URL with it is pointed back at
+                            the Service at exit, one without is left) [RECONSTRUCT_WEBHOOK_URL]
   --webhook-cert-days DAYS  how long its serving certificates last (default 90; rotated with a third
                             left; the CA they share is in the Secret reconstruct-controller-webhook-ca) [RECONSTRUCT_WEBHOOK_CERT_DAYS]
   --webhook-cert-dir DIR    tls.crt and tls.key of the webhook, issued and rotated by someone else

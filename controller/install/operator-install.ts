@@ -104,6 +104,11 @@ export class OperatorInstall extends Construct {
   readonly metrics: MetricsAccess;
   /** Only when a kind has several versions. */
   readonly conversionWebhook?: ConversionWebhookAccess;
+  /**
+   * With two replicas or more (the default): a drain or an eviction takes one pod at a time, so one is
+   * always left to serve conversions and to take the lease over (an unhealthy pod may still be evicted).
+   */
+  readonly disruptionBudget?: ApiObject;
 
   constructor(scope: Construct, id: string, props: InstallProps) {
     super(scope, id);
@@ -147,6 +152,17 @@ export class OperatorInstall extends Construct {
       serviceMonitor: props.serviceMonitor,
       auth: metricsAuth,
     });
+    if ((props.replicas ?? 2) >= 2)
+      this.disruptionBudget = new ApiObject(this, 'disruption-budget', {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: INSTALL_NAME, namespace, labels: LABELS },
+        spec: {
+          maxUnavailable: 1,
+          selector: { matchLabels: this.controller.labels },
+          unhealthyPodEvictionPolicy: 'AlwaysAllow',
+        },
+      });
     if (converts)
       this.conversionWebhook = new ConversionWebhookAccess(this, 'webhook', {
         controller: this.controller,

@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { Kind, KindRegistry } from '../../constructs/kit';
+import type { CustomResourceDefinition, Kind, KindRegistry } from '../../constructs/kit';
 import { CUSTOM_RESOURCE_DEFINITION, SECRET } from '../../constructs/kit/api-kind';
 import {
   caBundle,
@@ -123,30 +123,37 @@ export class ConversionWebhook {
   }
 
   /**
-   * Stops serving. A run that pointed the CRDs at its own URL (a local run) points them back at the
-   * Service their YAML names, so that a later `kubectl apply` of the install does not meet a URL it never
-   * set (the API server refuses a clientConfig with both).
+   * Stops serving. A run that pointed the CRDs at a URL of its own (a local run: the URL names the port it
+   * bound) points those still at it back at the Service their YAML names, so that a later `kubectl apply`
+   * of the install does not meet a URL it never set (the API server refuses a clientConfig with both).
+   * A URL given whole (`--webhook-url` without `{port}`: a balancer or tunnel in front of several runs) is
+   * the user's, and one another run points at now is that run's: both are left alone.
    */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.server?.stop();
-    if ('service' in this.options.clientConfig || this.options.certDir || !this.server) return;
+    const { clientConfig, certDir, client, log } = this.options;
+    if ('service' in clientConfig || !clientConfig.url.includes('{port}') || certDir || !this.server) return;
+    const url = clientConfig.url.replace('{port}', String(this.port));
     for (const kind of versionedKinds(this.options.kinds)) {
       const service = kind.crd.spec.conversion?.webhook?.clientConfig?.service;
       if (!service) continue;
-      await this.options.client
-        .request({
+      const path = resourcePath(CUSTOM_RESOURCE_DEFINITION, undefined, kind.crd.metadata.name);
+      try {
+        const crd = await client.request<CustomResourceDefinition>({ method: 'GET', path, timeoutMs: 2000 });
+        if (crd.spec.conversion?.webhook?.clientConfig?.url !== url) continue;
+        await client.request({
           method: 'PATCH',
-          path: resourcePath(CUSTOM_RESOURCE_DEFINITION, undefined, kind.crd.metadata.name),
+          path,
           body: { spec: { conversion: { webhook: { clientConfig: { url: null, service } } } } },
           timeoutMs: 2000,
-        })
-        .catch((err: Error) =>
-          this.options.log.warn('could not point the CRD back at its Service', {
-            crd: kind.crd.metadata.name,
-            error: err.message,
-          }),
-        );
+        });
+      } catch (err) {
+        log.warn('could not point the CRD back at its Service', {
+          crd: kind.crd.metadata.name,
+          error: (err as Error).message,
+        });
+      }
     }
   }
 

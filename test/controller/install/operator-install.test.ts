@@ -89,6 +89,7 @@ describe('OperatorInstall', () => {
         'ClusterRoleBinding/reconstruct-controller-metrics-auth',
         'Service/reconstruct-system/reconstruct-controller-metrics',
         'NetworkPolicy/reconstruct-system/reconstruct-controller-metrics',
+        'PodDisruptionBudget/reconstruct-system/reconstruct-controller',
       ]);
       // Secured by the controller's default beyond loopback; a namespaced install turns it off (below).
       expect(deploymentOf(manifests).spec.template.spec.containers[0].args).not.toContain(
@@ -112,6 +113,22 @@ describe('OperatorInstall', () => {
       spec: { selector: Record<string, string> };
     };
     expect(deployment.spec.template.metadata.labels).toMatchObject(service.spec.selector);
+  });
+
+  it('lets a drain evict one of two replicas at a time, its pods selected; one replica gets no budget', () => {
+    const { install, manifests } = synth({ kinds: [greetingKind] });
+    const budget = manifests.find((m) => m.kind === 'PodDisruptionBudget') as Manifest & {
+      spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } };
+    };
+    expect(budget.spec.maxUnavailable).toBe(1);
+    expect(deploymentOf(manifests).spec.template.metadata.labels).toMatchObject(
+      budget.spec.selector.matchLabels,
+    );
+    expect(install.disruptionBudget?.kind).toBe('PodDisruptionBudget');
+    // One replica: a budget of one unavailable would not hold a drain back, and none of zero would block it.
+    expect(synth({ kinds: [greetingKind], replicas: 1 }).manifests.map((m) => m.kind)).not.toContain(
+      'PodDisruptionBudget',
+    );
   });
 
   it('watches and grants the same namespaces, each once', () => {
