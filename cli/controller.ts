@@ -6,7 +6,13 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { builtinKinds } from '../constructs/builtin';
 import { createLogger } from '../controller/log';
-import { DEFAULT_SETTINGS, runController, type ControllerSettings } from '../controller/runtime/run';
+import {
+  DEFAULT_SETTINGS,
+  defaultLeaseName,
+  runController,
+  type ControllerSettings,
+} from '../controller/runtime/run';
+import { parseLabelSelector, type LabelSelector } from '../controller/runtime/label-selector';
 import { KINDS_FLAGS, KINDS_HELP, KindsError, loadKinds } from './kinds';
 import { KubeconfigError } from '../controller/kube/kubeconfig';
 
@@ -20,9 +26,14 @@ want, and reports status.
 Options (environment variable in brackets):
   --kubeconfig PATH         kubeconfig file [KUBECONFIG]
   --namespaces A,B          namespaces to watch; default all [RECONSTRUCT_NAMESPACES]
+  --watch-label-selector SELECTOR  only the resources it selects, and their children: a shard, as Flux's
+                            controllers shard (e.g. sharding.fluxcd.io/key=shard1, and
+                            '!sharding.fluxcd.io/key' for the instance that takes the rest); children carry
+                            their resource's labels of the keys it names [RECONSTRUCT_WATCH_LABEL_SELECTOR]
   --workers N               concurrent reconciles (default 4) [RECONSTRUCT_WORKERS]
   --leader-elect            elect a leader through a Lease; off by default [RECONSTRUCT_LEADER_ELECT=true]
-  --lease-name NAME         default reconstruct-controller [RECONSTRUCT_LEASE_NAME]
+  --lease-name NAME         default reconstruct-controller, or with --watch-label-selector one of that
+                            selector's own (reconstruct-controller-<hash>) [RECONSTRUCT_LEASE_NAME]
   --lease-namespace NS      default: the pod's namespace, else default [RECONSTRUCT_LEASE_NAMESPACE]
   --lease-duration SECONDS  how long a leader's lease lasts unrenewed (default 15) [RECONSTRUCT_LEASE_DURATION]
   --field-manager NAME      server-side apply field manager (default reconstruct) [RECONSTRUCT_FIELD_MANAGER]
@@ -65,6 +76,7 @@ const FLAGS = {
   workers: { type: 'string' },
   'leader-elect': { type: 'boolean' },
   'lease-name': { type: 'string' },
+  'watch-label-selector': { type: 'string' },
   'lease-namespace': { type: 'string' },
   'lease-duration': { type: 'string' },
   'field-manager': { type: 'string' },
@@ -131,6 +143,15 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
     failureThreshold: count('rollout-failure-threshold'),
     progressDeadlineSeconds: count('rollout-progress-deadline'),
   };
+  let selector: LabelSelector | undefined;
+  const selectorText = pick('watch-label-selector');
+  if (selectorText !== undefined) {
+    try {
+      selector = parseLabelSelector(selectorText);
+    } catch (err) {
+      throw new Error(`--watch-label-selector: ${(err as Error).message}`);
+    }
+  }
   const oneOf = <T extends string>(flag: keyof typeof FLAGS, allowed: readonly T[], fallback: T): T => {
     const text = pick(flag) ?? fallback;
     if (!allowed.includes(text as T))
@@ -147,7 +168,8 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
       .filter(Boolean),
     workers: Math.floor(positive('workers', DEFAULT_SETTINGS.workers)),
     leaderElect: ['true', '1', 'yes'].includes(String(pick('leader-elect') ?? 'false').toLowerCase()),
-    leaseName: pick('lease-name') ?? DEFAULT_SETTINGS.leaseName,
+    ...(selector ? { watchLabelSelector: selector.text } : {}),
+    leaseName: pick('lease-name') ?? defaultLeaseName(selector?.text),
     leaseNamespace: pick('lease-namespace') ?? podNamespace() ?? DEFAULT_SETTINGS.leaseNamespace,
     leaseDurationMs: positive('lease-duration', DEFAULT_SETTINGS.leaseDurationMs / 1000) * 1000,
     fieldManager: pick('field-manager') ?? DEFAULT_SETTINGS.fieldManager,

@@ -23,7 +23,7 @@ import { Troubles } from './troubles';
 import { WriteOnlyChildren } from './write-only';
 
 export class ResourceMemory {
-  readonly syntheses = new Syntheses();
+  readonly syntheses: Syntheses;
   readonly unseen = new UnseenChildren();
   readonly writeOnly: WriteOnlyChildren;
   readonly finalizer: Finalizer;
@@ -40,9 +40,13 @@ export class ResourceMemory {
     events: EventSink,
     log: Logger,
     now: () => Date,
-    reads?: LiveReads,
-    busy?: () => boolean,
+    {
+      reads,
+      busy,
+      copyLabels,
+    }: { reads?: LiveReads; busy?: () => boolean; copyLabels?: readonly string[] } = {},
   ) {
+    this.syntheses = new Syntheses(copyLabels);
     this.troubles = new Troubles(reads, log, now, busy);
     this.writeOnly = new WriteOnlyChildren(writer, now);
     this.finalizer = new Finalizer(view, writer, events, now);

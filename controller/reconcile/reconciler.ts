@@ -91,6 +91,11 @@ export interface ReconcilerOptions {
   readonly busy?: () => boolean;
   /** Reconciles a resource soon: one whose turn in a rollout has come. None: it waits for its recheck. */
   readonly enqueue?: (definition: Kind, namespace: string | undefined, name: string) => void;
+  /**
+   * Label keys whose values a resource passes on to its children: those of the watch selector
+   * (`--watch-label-selector`), so that a shard's children fall under it as its resources do.
+   */
+  readonly copyLabels?: readonly string[];
 }
 
 export class Reconciler {
@@ -116,7 +121,7 @@ export class Reconciler {
     this.kindAnnotations = kindAnnotations;
     this.rollouts = new Rollouts(view, now, options.rollout);
     this.enqueue = options.enqueue;
-    this.memory = new ResourceMemory(view, writer, events, log, now, options.reads, options.busy);
+    this.memory = new ResourceMemory(view, writer, events, log, now, options);
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
     this.apply = { view, writer, drift, writeOnly, unseen };

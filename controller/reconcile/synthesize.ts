@@ -9,6 +9,8 @@ import { intentOf, type Intent } from './intent';
 interface Synthesis {
   readonly uid: string;
   readonly generation: number;
+  /** The values of the labels passed on to the children, as one string. */
+  readonly passed: string;
   readonly intents: Intent[];
 }
 
@@ -21,16 +23,30 @@ interface Synthesis {
 export class Syntheses {
   private readonly last = new Map<string, Synthesis>();
 
+  /**
+   * `copyLabels`: label keys whose values the resource passes on to every child (the watch selector's,
+   * so that a shard's children fall under it). A change of those labels, which leaves the generation as it
+   * is, renders the children again.
+   */
+  constructor(private readonly copyLabels: readonly string[] = []) {}
+
   /** The resource's children; throws the construct's SpecError for a spec it refuses. */
   intents(definition: Kind, key: string, resource: CustomResource): Intent[] {
     const uid = resource.metadata.uid ?? '';
     const generation = resource.metadata.generation;
+    const labels = resource.metadata.labels ?? {};
+    const passed = Object.fromEntries(
+      this.copyLabels.filter((k) => labels[k] !== undefined).map((k) => [k, labels[k]]),
+    );
+    const passedKey = JSON.stringify(passed);
     const last = this.last.get(key);
-    if (last && last.uid === uid && last.generation === generation) return last.intents;
+    if (last && last.uid === uid && last.generation === generation && last.passed === passedKey)
+      return last.intents;
     this.last.delete(key);
-    const children = synthesize(definition, resource, { owner: { uid }, admitted: true });
-    const intents = asParsedJson(children).map((child) => intentOf(definition, child));
-    if (generation !== undefined) this.last.set(key, { uid, generation, intents });
+    const children = asParsedJson(synthesize(definition, resource, { owner: { uid }, admitted: true }));
+    for (const child of children) child.metadata.labels = { ...child.metadata.labels, ...passed };
+    const intents = children.map((child) => intentOf(definition, child));
+    if (generation !== undefined) this.last.set(key, { uid, generation, passed: passedKey, intents });
     return intents;
   }
 

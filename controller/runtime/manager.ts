@@ -23,6 +23,7 @@ import { KubeWriter } from '../kube/writer';
 import { EventRecorder } from '../kube/events';
 import { Caches } from './caches';
 import { Informer, type InformerObserver } from './informer';
+import { parseLabelSelector, type LabelSelector } from './label-selector';
 import type { InformerHandlers } from './store';
 import { nameAndSuspension, watchTable, type Watch } from './watches';
 import { sameJson } from '../reconcile/converge';
@@ -44,6 +45,8 @@ interface ManagerOptions {
   resyncMs: number;
   /** Rollout settings that override every kind's (see RolloutOptions). */
   rollout?: RolloutOptions;
+  /** Only the resources this selects, and their children: a shard (`--watch-label-selector`). */
+  watchLabelSelector?: string;
 }
 
 export class Manager implements ClusterView {
@@ -58,6 +61,7 @@ export class Manager implements ClusterView {
    */
   private readonly crds?: Informer;
   private readonly reconciler: Reconciler;
+  private readonly selector?: LabelSelector;
   private readonly events: EventRecorder;
   /** Ends every watch as dead when the API server stops answering (see ConnectionProbe). */
   private readonly probe: ConnectionProbe;
@@ -69,6 +73,7 @@ export class Manager implements ClusterView {
     private readonly log: Logger,
     private readonly metrics: Metrics,
   ) {
+    this.selector = options.watchLabelSelector ? parseLabelSelector(options.watchLabelSelector) : undefined;
     this.queue = new WorkQueue({ observer: metrics.queueObserver });
     metrics.watchQueue(this.queue);
     metrics.controllers(
@@ -102,6 +107,7 @@ export class Manager implements ClusterView {
       kindAnnotations: (definition) => this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
       reads: kubeLiveReads(client),
       rollout: options.rollout,
+      copyLabels: this.selector?.keys,
       busy: () => this.queue.length > 0,
       enqueue: (definition, namespace, name) => this.queue.add(objectKey(definition, namespace, name)),
     });
@@ -117,7 +123,7 @@ export class Manager implements ClusterView {
       stateChanged: () => this.states.refresh(),
     };
     this.caches = new Caches(client, options.namespaces, log, observer);
-    for (const watch of watchTable(kinds.kinds)) {
+    for (const watch of watchTable(kinds.kinds, this.selector)) {
       this.states.need(watch.kind, this.caches.open(watch, this.handlers(watch)));
     }
     // A CRD installed after the controller started (or reinstalled) is picked up within a second or so,

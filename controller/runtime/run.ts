@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { KindRegistry, type Kind, type RolloutOptions } from '../../constructs/kit';
 import { LeaderElector } from './leader';
 import { loadClient, type KubeClient } from '../kube/client';
@@ -65,6 +65,12 @@ export interface ControllerSettings {
   logFormat: 'json' | 'text';
   /** Rollout settings that override every kind's (`--rollout-*`; see RolloutOptions). */
   rollout?: RolloutOptions;
+  /**
+   * Only the resources this label selector selects, and their children (which carry their resource's
+   * labels of the keys it names): one shard of several controllers, each with a selector and a Lease of
+   * its own. @default - every resource
+   */
+  watchLabelSelector?: string;
   /** @default - a logger of logLevel and logFormat on standard error */
   log?: Logger;
 }
@@ -86,6 +92,15 @@ export const DEFAULT_SETTINGS: ControllerSettings = {
   logFormat: 'json',
 };
 
+/**
+ * The Lease of a controller with `selector`: one of its own (static shards each elect their leader), named
+ * by a hash of the selector so that every replica of the shard finds the same; else the default.
+ */
+export function defaultLeaseName(selector?: string): string {
+  if (!selector) return DEFAULT_SETTINGS.leaseName;
+  return `${DEFAULT_SETTINGS.leaseName}-${createHash('sha256').update(selector.trim()).digest('hex').slice(0, 10)}`;
+}
+
 function withTimeout(promise: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
@@ -101,13 +116,22 @@ export async function runController(
   options: Partial<ControllerSettings> = {},
   signal?: AbortSignal,
 ): Promise<number> {
-  const settings = { ...DEFAULT_SETTINGS, ...options };
+  const settings = {
+    ...DEFAULT_SETTINGS,
+    leaseName: defaultLeaseName(options.watchLabelSelector),
+    ...options,
+  };
   const log = options.log ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
   const registry = kinds instanceof KindRegistry ? kinds : new KindRegistry(kinds);
   const client = loadClient({ kubeconfig: settings.kubeconfig, userAgent: 'reconstruct-controller' });
   const metrics = new Metrics({ apiHost: client.host });
   client.onRequest = (verb, code, seconds) => metrics.apiRequest(verb, code, seconds);
   const manager = new Manager(client, registry, settings, log, metrics);
+  if (settings.watchLabelSelector)
+    log.info('watching the resources a label selector selects, and their children', {
+      selector: settings.watchLabelSelector,
+      lease: settings.leaseName,
+    });
 
   const servers: HealthServer[] = [];
   // Ready once no kind is still filling its caches; a kind refused (no CRD, no permission) is listed in

@@ -18,6 +18,7 @@ import {
   type Kind,
   type KubeObject,
 } from '../../constructs/kit';
+import type { LabelSelector } from './label-selector';
 import { anyUpdate, metadataOrSpecChanged, type UpdatePredicate } from './predicates';
 
 /** What an event of a watch enqueues. */
@@ -75,11 +76,15 @@ export const nameAndSuspension = (obj: KubeObject): KubeObject => {
 };
 const SUSPENSION_ANNOTATIONS = [RECONCILE_ANNOTATION, SUSPENDED_BY_ANNOTATION, SUSPEND_REASON_ANNOTATION];
 
-/** The resources of the kind: a change to their metadata or spec (not their status, which we write). */
-export const resources = (kind: Kind): Watch => ({
+/**
+ * The resources of the kind: a change to their metadata or spec (not their status, which we write). With
+ * a selector (`--watch-label-selector`), those it selects: this controller's shard.
+ */
+export const resources = (kind: Kind, selector?: LabelSelector): Watch => ({
   kind,
   type: kind,
   cache: 'objects',
+  ...(selector ? { labelSelector: selector.text } : {}),
   onAdd: true,
   worthIt: metadataOrSpecChanged,
   enqueue: { to: 'resource' },
@@ -88,12 +93,13 @@ export const resources = (kind: Kind): Watch => ({
 /**
  * The children of a kind's type: only what carries our managed-by label, so memory grows with what we
  * manage, not with the cluster; indexed by ApplySet, so that pruning looks at one resource's children.
+ * With a selector, also that: children carry their resource's labels of the keys it names.
  */
-export const children = (kind: Kind, type: ApiKind): Watch => ({
+export const children = (kind: Kind, type: ApiKind, selector?: LabelSelector): Watch => ({
   kind,
   type,
   cache: 'objects',
-  labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}`,
+  labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}${selector ? `,${selector.text}` : ''}`,
   indexLabels: [LABEL_PART_OF],
   onAdd: true,
   worthIt: anyUpdate,
@@ -134,13 +140,16 @@ export const extra = (kind: Kind, watch: ExtraWatch): Watch => ({
  * The watches of the kinds, in the order their caches are opened: the first watch of a type and cache
  * makes the informers the later ones share (their selector and enqueue are the first one's). Resources
  * first, then children (write-only kinds are never read: no cache, no permission to list them), then the
- * kinds' extra watches.
+ * kinds' extra watches. A selector narrows the resources and their children to one shard; the objects in
+ * their way, and the extra watches, are the cluster's.
  */
-export function watchTable(kinds: readonly Kind[]): Watch[] {
+export function watchTable(kinds: readonly Kind[], selector?: LabelSelector): Watch[] {
   const read = (kind: Kind) => kind.children.filter((t) => !isWriteOnly(t));
   return [
-    ...kinds.map(resources),
-    ...kinds.flatMap((kind) => read(kind).flatMap((type) => [children(kind, type), blockers(kind, type)])),
+    ...kinds.map((kind) => resources(kind, selector)),
+    ...kinds.flatMap((kind) =>
+      read(kind).flatMap((type) => [children(kind, type, selector), blockers(kind, type)]),
+    ),
     ...kinds.flatMap((kind) => kind.watches.map((watch) => extra(kind, watch))),
   ];
 }

@@ -28,6 +28,26 @@ describe('reconstruct controller settings', () => {
     });
   });
 
+  it('takes a watch label selector, with a Lease of its own unless one is named, and says what is wrong with one', () => {
+    const settings = (argv: string[]) =>
+      parseSettings(argv, {}) as Exclude<ReturnType<typeof parseSettings>, 'help'>;
+    const shard1 = settings(['--watch-label-selector', ' sharding.fluxcd.io/key=shard1 ']);
+    const rest = settings(['--watch-label-selector', '!sharding.fluxcd.io/key']);
+    expect(shard1.watchLabelSelector).toBe('sharding.fluxcd.io/key=shard1');
+    expect(shard1.leaseName).toMatch(/^reconstruct-controller-[0-9a-f]{10}$/);
+    expect(rest.leaseName).toMatch(/^reconstruct-controller-[0-9a-f]{10}$/);
+    expect(rest.leaseName).not.toBe(shard1.leaseName);
+    // Every replica of a shard finds the same Lease.
+    expect(settings(['--watch-label-selector', 'sharding.fluxcd.io/key=shard1']).leaseName).toBe(
+      shard1.leaseName,
+    );
+    expect(settings(['--watch-label-selector', 'a=b', '--lease-name', 'mine']).leaseName).toBe('mine');
+    expect(settings([]).watchLabelSelector).toBeUndefined();
+    expect(() => parseSettings(['--watch-label-selector', 'a in ()'], {})).toThrow(
+      '--watch-label-selector: "a in ()": in needs at least one value',
+    );
+  });
+
   it('takes rollout settings for every kind, each only when given', () => {
     const settings = (argv: string[], env: NodeJS.ProcessEnv) =>
       parseSettings(argv, env) as Exclude<ReturnType<typeof parseSettings>, 'help'>;

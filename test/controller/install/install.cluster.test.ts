@@ -108,6 +108,8 @@ describe('reconstruct install', () => {
         // Balancer's conversion webhook: its Service, and the policy that lets the API server reach it.
         'Service',
         'NetworkPolicy',
+        // A drain evicts one of the two replicas at a time.
+        'PodDisruptionBudget',
       ].sort(),
     );
     for (const role of docs.filter((d) => d.kind === 'ClusterRole')) {

@@ -5,6 +5,7 @@
 import { LABEL_MANAGED_BY, LABEL_PART_OF, MANAGER } from '../../../constructs/kit';
 import { mysqlClusterKind } from '../../../constructs/mysql-cluster';
 import { nodePoolKind } from '../../../constructs/node-pool';
+import { parseLabelSelector } from '../../../controller/runtime/label-selector';
 import { anyUpdate, metadataOrSpecChanged } from '../../../controller/runtime/predicates';
 import { nameOnly, watchTable, type Watch } from '../../../controller/runtime/watches';
 
@@ -51,6 +52,21 @@ describe('watchTable', () => {
       // A new object in nobody's way is no news; its going, or a mark for adoption, is.
       onAdd: false,
     });
+  });
+
+  it('narrows the resources and their children to a shard with a selector, not what is in their way', () => {
+    const selector = parseLabelSelector('!sharding.fluxcd.io/key');
+    const sharded = watchTable([mysqlClusterKind, nodePoolKind], selector);
+    const selectorOf = (kind: string, cache: Watch['cache'], type: string) =>
+      sharded.find((w) => w.kind.kind === kind && w.cache === cache && w.type.kind === type)?.labelSelector;
+    expect(selectorOf('Cluster', 'objects', 'Cluster')).toBe('!sharding.fluxcd.io/key');
+    expect(selectorOf('Cluster', 'objects', 'Service')).toBe(
+      `${LABEL_MANAGED_BY}=${MANAGER},!sharding.fluxcd.io/key`,
+    );
+    expect(selectorOf('Cluster', 'existence', 'Service')).toBe(`${LABEL_MANAGED_BY}!=${MANAGER}`);
+    // NodePool's nodes are the cluster's, whoever's shard the pool is in.
+    expect(selectorOf('NodePool', 'objects', 'Node')).toBe(nodePoolKind.watches[0].labelSelector);
+    expect(sharded.map(row)).toEqual(table.map(row));
   });
 
   it("takes a kind's extra watch as the kind wrote it, enqueueing the resources it names", () => {
