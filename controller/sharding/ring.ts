@@ -1,0 +1,129 @@
+/**
+ * The hash ring that assigns resources to the members of a sharded controller: consistent hashing with
+ * virtual nodes, so that a member joining or leaving moves about 1/N of the resources, in the hash space
+ * of the API server's sharded list and watch (KEP-5866: FNV-1a 64 of `object.metadata.namespace` or
+ * `.uid`, ranges `[start, end)` in 16 hex digits), so that a member can ask the API server for exactly its
+ * share: `shardRange(object.metadata.namespace, '0x…', '0x…') || …`.
+ *
+ * Resources are placed by their namespace: a parent and its children (which live in its namespace) land
+ * on one member by either read path, the ranges or the ring leader's label. Cluster-scoped resources have
+ * the namespace "" and so all land on the one member that owns its hash (the API server's ranges cannot
+ * place them by name). Pure: the members come from their Leases (./members).
+ */
+
+/** 2^64: the exclusive end of the hash space. */
+export const HASH_SPACE = 1n << 64n;
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const MASK = HASH_SPACE - 1n;
+
+/** FNV-1a, 64 bits, of the UTF-8 bytes of `value`: Go's hash/fnv New64a, as the API server hashes. */
+export function fnv1a64(value: string): bigint {
+  let hash = FNV_OFFSET;
+  for (const byte of Buffer.from(value, 'utf8')) {
+    hash ^= BigInt(byte);
+    hash = (hash * FNV_PRIME) & MASK;
+  }
+  return hash;
+}
+
+/** The field the API server hashes for a sharded list or watch, and the ring hashes to place a resource. */
+export const SHARD_FIELD = 'object.metadata.namespace';
+
+/** The hash that places a resource: its namespace's ("" for a cluster-scoped one). */
+export const placementHash = (namespace: string | undefined): bigint => fnv1a64(namespace ?? '');
+
+/** A member's share of the hash space: ranges `[start, end)`, in order, none empty, none adjacent. */
+export type HashRanges = readonly (readonly [start: bigint, end: bigint])[];
+
+/** Virtual nodes per member: with 3 members, shares within about ±15 % of a third. */
+export const TOKENS_PER_MEMBER = 64;
+
+interface Token {
+  readonly at: bigint;
+  readonly member: string;
+}
+
+export class HashRing {
+  /** Every member's tokens, by position (ties broken by member name, so every replica agrees). */
+  private readonly tokens: readonly Token[];
+
+  /** `members`: their names, in any order; each once. */
+  constructor(
+    readonly members: readonly string[],
+    tokensPerMember = TOKENS_PER_MEMBER,
+  ) {
+    const tokens: Token[] = [];
+    for (const member of new Set(members))
+      for (let i = 0; i < tokensPerMember; i++) tokens.push({ at: fnv1a64(`${member}#${i}`), member });
+    this.tokens = tokens.sort((a, b) =>
+      a.at === b.at ? (a.member < b.member ? -1 : 1) : a.at < b.at ? -1 : 1,
+    );
+  }
+
+  /** The member a hash belongs to: the first token at or after it, around the ring; none without members. */
+  memberOf(hash: bigint): string | undefined {
+    const { tokens } = this;
+    if (tokens.length === 0) return undefined;
+    let lo = 0;
+    let hi = tokens.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (tokens[mid].at < hash) lo = mid + 1;
+      else hi = mid;
+    }
+    return tokens[lo === tokens.length ? 0 : lo].member;
+  }
+
+  /** The member a resource of `namespace` belongs to. */
+  memberFor(namespace: string | undefined): string | undefined {
+    return this.memberOf(placementHash(namespace));
+  }
+
+  /**
+   * A member's share: a token at t owns the hashes after the previous token up to t, that is
+   * `[previous + 1, t + 1)`; the first token also owns what follows the last one, around the end.
+   */
+  rangesOf(member: string): HashRanges {
+    const { tokens } = this;
+    const ranges: [bigint, bigint][] = [];
+    const add = (start: bigint, end: bigint) => {
+      if (start >= end) return;
+      const last = ranges[ranges.length - 1];
+      if (last && last[1] === start) last[1] = end;
+      else ranges.push([start, end]);
+    };
+    for (let i = 0; i < tokens.length; i++) {
+      if (tokens[i].member !== member) continue;
+      if (i === 0) {
+        add(0n, tokens[0].at + 1n);
+      } else {
+        add(tokens[i - 1].at + 1n, tokens[i].at + 1n);
+      }
+    }
+    // Past the last token, around to the first: the first token's member's.
+    if (tokens.length > 0 && tokens[0].member === member) add(tokens[tokens.length - 1].at + 1n, HASH_SPACE);
+    return ranges
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .reduce<[bigint, bigint][]>((merged, range) => {
+        const last = merged[merged.length - 1];
+        if (last && last[1] === range[0]) last[1] = range[1];
+        else merged.push([range[0], range[1]]);
+        return merged;
+      }, []);
+  }
+}
+
+/** A hash as the API server writes range bounds: `0x` and 16 hex digits (2^64: 17). */
+export const hexBound = (value: bigint): string => `0x${value.toString(16).padStart(16, '0')}`;
+
+/**
+ * The `shardSelector` of a list or watch that returns what `ranges` hold; undefined for no ranges (a
+ * member with no share asks for nothing).
+ */
+export function shardSelector(ranges: HashRanges, field = SHARD_FIELD): string | undefined {
+  if (ranges.length === 0) return undefined;
+  return ranges
+    .map(([start, end]) => `shardRange(${field}, '${hexBound(start)}', '${hexBound(end)}')`)
+    .join(' || ');
+}

@@ -1,0 +1,58 @@
+/** The members of a ring, read from their Leases at a given time. */
+import {
+  RING_LABEL,
+  availableMembers,
+  memberState,
+  type MemberLease,
+} from '../../../controller/sharding/members';
+
+const T = Date.parse('2026-11-27T12:00:00Z');
+const at = (seconds: number) => new Date(T + seconds * 1000).toISOString();
+
+/** A member's Lease, last renewed `renewedAgo` seconds before T, for 15 s. */
+const lease = (name: string, renewedAgo: number, holder: string | null = name, ring = 'r'): MemberLease => ({
+  metadata: { name, labels: { [RING_LABEL]: ring } },
+  spec: {
+    holderIdentity: holder,
+    leaseDurationSeconds: 15,
+    acquireTime: at(-600),
+    renewTime: at(-renewedAgo),
+  },
+});
+
+describe('memberState', () => {
+  it.each([
+    [0, 'ready'],
+    [14, 'ready'],
+    [15, 'expired'],
+    [29, 'expired'],
+    [30, 'uncertain'],
+    [300, 'uncertain'],
+  ])('renewed %i s ago by the member itself: %s', (ago, state) => {
+    expect(memberState(lease('m', ago), T)).toBe(state);
+  });
+
+  it('is dead once someone else holds it (the ring leader took it over), or nobody, and orphaned a minute after it expired', () => {
+    expect(memberState(lease('m', 30, 'the-leader'), T)).toBe('dead');
+    expect(memberState(lease('m', 5, null), T)).toBe('dead');
+    expect(memberState(lease('m', 15 + 60, 'the-leader'), T)).toBe('orphaned');
+  });
+
+  it('takes a Lease without times for expired now', () => {
+    expect(memberState({ metadata: { name: 'm' }, spec: { holderIdentity: 'm' } }, T)).toBe('expired');
+  });
+});
+
+describe('availableMembers', () => {
+  it("lists the ring's members that may hold resources, sorted: ready, expired and uncertain", () => {
+    const leases = [
+      lease('c', 0),
+      lease('a', 20),
+      lease('b', 40),
+      lease('d', 40, 'leader'),
+      lease('e', 0, 'e', 'other-ring'),
+      { metadata: { name: 'f' }, spec: { holderIdentity: 'f', renewTime: at(0), acquireTime: at(0) } },
+    ];
+    expect(availableMembers(leases, 'r', T)).toEqual(['a', 'b', 'c']);
+  });
+});
