@@ -131,10 +131,12 @@ export class ConversionWebhook {
    */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    const served = this.server !== undefined;
+    const port = this.port;
     await this.server?.stop();
     const { clientConfig, certDir, client, log } = this.options;
-    if ('service' in clientConfig || !clientConfig.url.includes('{port}') || certDir || !this.server) return;
-    const url = clientConfig.url.replace('{port}', String(this.port));
+    if ('service' in clientConfig || !clientConfig.url.includes('{port}') || certDir || !served) return;
+    const url = clientConfig.url.replace('{port}', String(port));
     for (const kind of versionedKinds(this.options.kinds)) {
       const service = kind.crd.spec.conversion?.webhook?.clientConfig?.service;
       if (!service) continue;

@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { freePort } from '../../controller/runtime/server';
 import { bannerKind } from '../fixtures/kinds/versioned';
 import { type RunningController, startController } from '../support/controller';
-import { applyYaml, createNamespace, deleteNamespace, getJson, kubectl, waitFor } from '../support/kubectl';
+import {
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  forgetConversionUrl,
+  getJson,
+  kubectl,
+  waitFor,
+} from '../support/kubectl';
 
 jest.setTimeout(180_000);
 
@@ -57,6 +65,7 @@ async function start(extra: string[] = []): Promise<RunningController> {
 beforeAll(async () => {
   ns = createNamespace('conversion');
   port = await freePort();
+  if (kubectl(['get', 'crd', CRD], { allowFail: true }).code === 0) forgetConversionUrl(CRD); // a killed run's
   applyYaml(JSON.stringify(bannerKind.crd), ['--server-side', '--force-conflicts']);
   kubectl(['wait', '--for=condition=Established', `crd/${CRD}`]);
   controller = await start();
@@ -64,6 +73,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await controller?.stop('SIGKILL');
   if (ns) deleteNamespace(ns);
+  // The last test pointed it at a URL, as cert-manager's users would: the next apply of its YAML needs it back.
+  forgetConversionUrl(CRD);
 });
 
 const get = (resource: string, name: string) => getJson<Banner>([resource, name, '-n', ns]);
@@ -206,6 +217,12 @@ it('fails reads of v1alpha1 while no controller serves them, and serves them aga
     `with the webhook down, kubectl get ${ALPHA} says: ${down.stderr.trim().replace(/\n/g, ' | ')}`,
   );
   expect(down.stderr).toMatch(/conversion webhook/);
+  // A local run points the CRD back at the Service its YAML names when it stops.
+  const config = getJson<{
+    spec: { conversion: { webhook: { clientConfig: { url?: string; service?: { name: string } } } } };
+  }>(['crd', CRD]).spec.conversion.webhook.clientConfig;
+  expect(config.url).toBeUndefined();
+  expect(config.service?.name).toBe('reconstruct-controller-webhook');
   // v1beta1, the stored version, needs no conversion.
   expect(get(BETA, 'old').spec).toMatchObject({ message: 'hi' });
   const started = Date.now();
