@@ -32,6 +32,12 @@ Options (environment variable in brackets):
                             their resource's labels of the keys it names [RECONSTRUCT_WATCH_LABEL_SELECTOR]
   --workers N               concurrent reconciles (default 4) [RECONSTRUCT_WORKERS]
   --leader-elect            elect a leader through a Lease; off by default [RECONSTRUCT_LEADER_ELECT=true]
+  --sharding                share the resources among the replicas: each holds a Lease of its own in
+                            the lease namespace, and the leader assigns each namespace's resources to one
+                            of them by consistent hashing; each reconciles and caches its own (implies
+                            leader election) [RECONSTRUCT_SHARDING=true]
+  --shard-ring NAME         the ring's name, in the labels of its Leases and resources (default: the
+                            lease name) [RECONSTRUCT_SHARD_RING]
   --lease-name NAME         default reconstruct-controller, or with --watch-label-selector one of that
                             selector's own (reconstruct-controller-<hash>) [RECONSTRUCT_LEASE_NAME]
   --lease-namespace NS      default: the pod's namespace, else default [RECONSTRUCT_LEASE_NAMESPACE]
@@ -77,6 +83,8 @@ const FLAGS = {
   'leader-elect': { type: 'boolean' },
   'lease-name': { type: 'string' },
   'watch-label-selector': { type: 'string' },
+  sharding: { type: 'boolean' },
+  'shard-ring': { type: 'string' },
   'lease-namespace': { type: 'string' },
   'lease-duration': { type: 'string' },
   'field-manager': { type: 'string' },
@@ -143,6 +151,11 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
     failureThreshold: count('rollout-failure-threshold'),
     progressDeadlineSeconds: count('rollout-progress-deadline'),
   };
+  const ring = pick('shard-ring');
+  if (ring !== undefined && !/^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/.test(ring))
+    throw new Error(
+      `--shard-ring: "${ring}" must be at most 63 lowercase letters, digits, '-' and '.' (it ends a label key)`,
+    );
   let selector: LabelSelector | undefined;
   const selectorText = pick('watch-label-selector');
   if (selectorText !== undefined) {
@@ -169,6 +182,10 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
     workers: Math.floor(positive('workers', DEFAULT_SETTINGS.workers)),
     leaderElect: ['true', '1', 'yes'].includes(String(pick('leader-elect') ?? 'false').toLowerCase()),
     ...(selector ? { watchLabelSelector: selector.text } : {}),
+    ...(['true', '1', 'yes'].includes(String(pick('sharding') ?? 'false').toLowerCase())
+      ? { sharding: true }
+      : {}),
+    ...(ring !== undefined ? { shardRing: ring } : {}),
     leaseName: pick('lease-name') ?? defaultLeaseName(selector?.text),
     leaseNamespace: pick('lease-namespace') ?? podNamespace() ?? DEFAULT_SETTINGS.leaseNamespace,
     leaseDurationMs: positive('lease-duration', DEFAULT_SETTINGS.leaseDurationMs / 1000) * 1000,

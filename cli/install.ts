@@ -5,7 +5,7 @@ import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 import { isDns1123Label } from '../constructs/kit/names';
 
 const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--namespaces A,B] [--image IMAGE]
-                         [--replicas N] [--service-monitor] [--cert-manager] [--kinds MODULE]
+                         [--replicas N] [--sharding] [--service-monitor] [--cert-manager] [--kinds MODULE]
 
 Renders everything to run the operator in a cluster: the CRDs of its kinds, a Namespace, a
 ServiceAccount, a ClusterRole granting exactly what the kinds need, a Role for the leader-election
@@ -25,6 +25,9 @@ Options:
   --namespaces A,B    watch and grant only these namespaces (they must exist); default all
   --image IMAGE       controller image (default reconstruct:<version>)
   --replicas N        controller replicas (default 2)
+  --sharding          the replicas share the resources, each reconciling and caching the namespaces a
+                      ring of Leases gives it (docs/SCALING.md); the lease Role also grants list, watch,
+                      patch and delete of Leases
   --service-monitor   also a ServiceMonitor for the Prometheus Operator (its CRD must be installed)
   --cert-manager      the conversion webhook's certificate from cert-manager (installed): an Issuer,
                       a Certificate, the CRDs' caBundle injected; kinds with several versions only
@@ -40,6 +43,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
     replicas: { type: 'string' },
     'service-monitor': { type: 'boolean' },
     'cert-manager': { type: 'boolean' },
+    sharding: { type: 'boolean' },
   });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
@@ -75,6 +79,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
       replicas,
       serviceMonitor: values['service-monitor'] === true,
       certManager: values['cert-manager'] === true,
+      sharding: values.sharding === true,
       version,
     }),
   );

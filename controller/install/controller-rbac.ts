@@ -28,6 +28,8 @@ export interface ControllerRbacProps {
    * @default true
    */
   readonly ownWebhookCertificates?: boolean;
+  /** The replicas share the resources (`--sharding`): the ring's leader reads and cleans up their Leases. */
+  readonly sharding?: boolean;
 }
 
 /**
@@ -109,7 +111,7 @@ export class ControllerRbac extends Construct {
     const leaseMetadata = { name: leaseRoleName, namespace, labels };
     const converts = props.kinds.some((k) => k.versions.length > 1);
     this.leaseRole = rbac('lease-role', 'Role', leaseMetadata, {
-      rules: leaseRules(converts && own ? WEBHOOK_CA_SECRET : undefined),
+      rules: leaseRules(converts && own ? WEBHOOK_CA_SECRET : undefined, props.sharding ?? false),
     });
     this.leaseRoleBinding = rbac('lease-role-binding', 'RoleBinding', leaseMetadata, {
       roleRef: roleRef('Role', leaseRoleName),

@@ -57,6 +57,12 @@ export interface InstallProps {
    * @default false - the controller makes, shares and rotates its own CA and certificates
    */
   readonly certManager?: boolean;
+  /**
+   * The replicas share the resources (`reconstruct controller --sharding`): each reconciles and caches the
+   * namespaces the ring gives it, so memory and work per replica fall with more replicas. docs/SCALING.md.
+   * @default false - one leader reconciles everything, the others wait with their caches warm
+   */
+  readonly sharding?: boolean;
 }
 
 /** The name of the ServiceAccount, roles, bindings and Deployment. */
@@ -132,6 +138,7 @@ export class OperatorInstall extends Construct {
       labels: LABELS,
       // With cert-manager, the controller makes no CA and patches no CRD.
       ownWebhookCertificates: !certManager,
+      sharding: props.sharding,
     });
     const metricsAuth = props.metricsAuth ?? !props.namespaces?.length;
     this.controller = new ControllerDeployment(this, 'controller', {
@@ -143,7 +150,11 @@ export class OperatorInstall extends Construct {
       replicas: props.replicas,
       namespaces: props.namespaces,
       // The controller secures metrics it serves beyond loopback unless told not to.
-      controllerArgs: [...(props.controllerArgs ?? []), ...(metricsAuth ? [] : ['--metrics-secure=false'])],
+      controllerArgs: [
+        ...(props.sharding ? ['--sharding'] : []),
+        ...(props.controllerArgs ?? []),
+        ...(metricsAuth ? [] : ['--metrics-secure=false']),
+      ],
       conversionWebhook: converts,
       ...(certManager ? { webhookCertSecret: `${INSTALL_NAME}-webhook-cert` } : {}),
     });

@@ -71,10 +71,17 @@ export function eventRules(): PolicyRule[] {
   return [{ apiGroups: [groupOf(EVENT)], resources: [EVENT.plural], verbs: ['create', 'patch'] }];
 }
 
-/** Rules in the lease namespace, for leader election: read, create and renew (PUT) the Lease. */
-export function leaseRules(webhookCaSecret?: string): PolicyRule[] {
+/**
+ * Rules in the lease namespace, for leader election: read, create and renew (PUT) the Lease. Sharded, the
+ * ring's leader also watches the members' Leases, labels them with their state, and removes dead ones.
+ */
+export function leaseRules(webhookCaSecret?: string, sharding = false): PolicyRule[] {
   return [
-    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['get', 'create', 'update', ...(sharding ? ['list', 'watch', 'patch', 'delete'] : [])],
+    },
     // The conversion webhook's CA, shared by the replicas (controller/runtime/conversion-webhook.ts):
     // read and rotated by name; made by whichever replica starts first (a create cannot name its object).
     ...(webhookCaSecret

@@ -53,6 +53,7 @@ import { saysSuspended, suspend, suspensionOf } from './suspend';
 import type { Intent } from './intent';
 import { createdChildrenOf, sameRecords } from './write-only';
 import type { BlockedResource } from './blocked';
+import { letGo, type ShardLabels } from '../sharding/let-go';
 
 export type { BlockedResource } from './blocked';
 export { ownedBy } from './intent';
@@ -96,6 +97,11 @@ export interface ReconcilerOptions {
    * (`--watch-label-selector`), so that a shard's children fall under it as its resources do.
    */
   readonly copyLabels?: readonly string[];
+  /**
+   * A member of a sharded controller: the labels by which the ring's leader assigns a resource to it and
+   * asks it to let go (controller/sharding). A resource with the drain label is let go of, not reconciled.
+   */
+  readonly shard?: ShardLabels;
 }
 
 export class Reconciler {
@@ -110,6 +116,7 @@ export class Reconciler {
   private readonly kindAnnotations: NonNullable<ReconcilerOptions['kindAnnotations']>;
   private readonly rollouts: Rollouts;
   private readonly enqueue: ReconcilerOptions['enqueue'];
+  private readonly shard: ReconcilerOptions['shard'];
 
   constructor(options: ReconcilerOptions) {
     const { view, writer, events, log, now = () => new Date(), kindAnnotations = () => undefined } = options;
@@ -121,6 +128,7 @@ export class Reconciler {
     this.kindAnnotations = kindAnnotations;
     this.rollouts = new Rollouts(view, now, options.rollout);
     this.enqueue = options.enqueue;
+    this.shard = options.shard;
     this.memory = new ResourceMemory(view, writer, events, log, now, options);
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
@@ -160,8 +168,9 @@ export class Reconciler {
     name: string,
   ): Promise<ReconcileResult> {
     const resource = this.view.get(definition, namespace, name) as CustomResource | undefined;
-    // Gone: the garbage collector removes the children through their ownerReferences.
-    if (!resource) {
+    // Gone (the garbage collector removes its children through their ownerReferences), or let go of as
+    // its ring's leader asked (it moves to another member): forget it.
+    if (!resource || (this.shard && (await letGo(this.writer, definition, resource, this.shard, this.log)))) {
       this.memory.forget(key);
       this.rollouts.forget(key);
       return {};

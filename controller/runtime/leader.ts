@@ -25,6 +25,8 @@ interface LeaderElectorOptions {
   renewDeadlineMs?: number;
   /** Time between attempts to acquire or renew. Default: 2 000 ms (2/15 of shorter leases). */
   retryPeriodMs?: number;
+  /** Labels of the Lease when this elector creates it (a shard member's names its ring). */
+  labels?: Record<string, string>;
 }
 
 interface LeaderCallbacks {
@@ -235,7 +237,11 @@ export class LeaderElector {
           body: {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: { name: this.options.name, namespace: this.options.namespace },
+            metadata: {
+              name: this.options.name,
+              namespace: this.options.namespace,
+              ...(this.options.labels ? { labels: this.options.labels } : {}),
+            },
             spec: {
               holderIdentity: me,
               leaseDurationSeconds: durationSeconds,
@@ -320,7 +326,8 @@ export class LeaderElector {
 }
 
 /** metav1.MicroTime: RFC 3339 with exactly six fractional digits, as the API server parses it. */
-function microTime(date: Date): string {
+/** A time as a Lease's MicroTime: microseconds, in UTC. */
+export function microTime(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 

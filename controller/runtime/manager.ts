@@ -47,6 +47,8 @@ interface ManagerOptions {
   rollout?: RolloutOptions;
   /** Only the resources this selects, and their children: a shard (`--watch-label-selector`). */
   watchLabelSelector?: string;
+  /** A member of a sharded controller: its ring's labels (controller/sharding). */
+  shard?: { label: string; drain: string };
 }
 
 export class Manager implements ClusterView {
@@ -107,7 +109,8 @@ export class Manager implements ClusterView {
       kindAnnotations: (definition) => this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
       reads: kubeLiveReads(client),
       rollout: options.rollout,
-      copyLabels: this.selector?.keys,
+      copyLabels: this.selector?.keys.filter((k) => k !== options.shard?.drain),
+      shard: options.shard,
       busy: () => this.queue.length > 0,
       enqueue: (definition, namespace, name) => this.queue.add(objectKey(definition, namespace, name)),
     });

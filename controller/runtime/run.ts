@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { KindRegistry, type Kind, type RolloutOptions } from '../../constructs/kit';
 import { LeaderElector } from './leader';
+import { RING_LABEL, drainLabel, shardLabel } from '../sharding/members';
+import { Sharder } from '../sharding/sharder';
 import { loadClient, type KubeClient } from '../kube/client';
 import { createLogger, type Logger } from '../log';
 import { Manager } from './manager';
@@ -71,6 +73,14 @@ export interface ControllerSettings {
    * its own. @default - every resource
    */
   watchLabelSelector?: string;
+  /**
+   * Share the resources among the replicas (controller/sharding): each a member of the ring through a
+   * Lease of its own, the ring's leader (the holder of `leaseName`) assigning resources to members by
+   * consistent hashing of their namespaces, each member reconciling and caching only its own.
+   */
+  sharding?: boolean;
+  /** The ring's name, in the labels of its Leases and resources. @default - leaseName */
+  shardRing?: string;
   /** @default - a logger of logLevel and logFormat on standard error */
   log?: Logger;
 }
@@ -101,6 +111,17 @@ export function defaultLeaseName(selector?: string): string {
   return `${DEFAULT_SETTINGS.leaseName}-${createHash('sha256').update(selector.trim()).digest('hex').slice(0, 10)}`;
 }
 
+/** A member's name, which names its Lease: the host's (a pod's name), made a DNS label, and a suffix. */
+export function memberName(host: string, suffix: string): string {
+  const base = host
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 52)
+    .replace(/-+$/, '');
+  return `${base || 'reconstruct'}-${suffix}`;
+}
+
 function withTimeout(promise: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
@@ -126,8 +147,29 @@ export async function runController(
   const client = loadClient({ kubeconfig: settings.kubeconfig, userAgent: 'reconstruct-controller' });
   const metrics = new Metrics({ apiHost: client.host });
   client.onRequest = (verb, code, seconds) => metrics.apiRequest(verb, code, seconds);
-  const manager = new Manager(client, registry, settings, log, metrics);
-  if (settings.watchLabelSelector)
+  const suffix = randomBytes(4).toString('hex');
+  const identity = `${hostname()}_${suffix}`;
+  const sharding = settings.sharding
+    ? { ring: settings.shardRing ?? settings.leaseName, member: memberName(hostname(), suffix) }
+    : undefined;
+  if (sharding) {
+    const { ring, member } = sharding;
+    settings.watchLabelSelector = [settings.watchLabelSelector, `${shardLabel(ring)}=${member}`]
+      .filter(Boolean)
+      .join(',');
+    log.info('a member of the ring', { ring, member, lease: `${settings.leaseNamespace}/${member}` });
+  }
+  const manager = new Manager(
+    client,
+    registry,
+    {
+      ...settings,
+      ...(sharding ? { shard: { label: shardLabel(sharding.ring), drain: drainLabel(sharding.ring) } } : {}),
+    },
+    log,
+    metrics,
+  );
+  if (settings.watchLabelSelector && !sharding)
     log.info('watching the resources a label selector selects, and their children', {
       selector: settings.watchLabelSelector,
       lease: settings.leaseName,
@@ -171,23 +213,32 @@ export async function runController(
 
   const webhook = await startConversionWebhook(client, registry, settings, log, metrics);
   manager.start();
-  const identity = `${hostname()}_${randomBytes(4).toString('hex')}`;
-  if (settings.leaderElect) metrics.leading(settings.leaseName, false);
-  const elector = settings.leaderElect
+  const leads = settings.leaderElect || sharding !== undefined;
+  if (leads) metrics.leading(settings.leaseName, false);
+  // client-go's proportions: renew within 2/3 of the lease, retry every 2/15 of it.
+  const timing = {
+    namespace: settings.leaseNamespace,
+    leaseDurationMs: settings.leaseDurationMs,
+    renewDeadlineMs: Math.round((settings.leaseDurationMs * 2) / 3),
+    retryPeriodMs: Math.round((settings.leaseDurationMs * 2) / 15),
+  };
+  const elector = leads
+    ? new LeaderElector(client, { ...timing, name: settings.leaseName, identity }, log)
+    : undefined;
+  // A member works while it holds its own Lease; the ring's leader takes it over when it stops renewing.
+  const membership = sharding
     ? new LeaderElector(
         client,
         {
-          namespace: settings.leaseNamespace,
-          name: settings.leaseName,
-          identity,
-          // client-go's proportions: renew within 2/3 of the lease, retry every 2/15 of it.
-          leaseDurationMs: settings.leaseDurationMs,
-          renewDeadlineMs: (settings.leaseDurationMs * 2) / 3,
-          retryPeriodMs: (settings.leaseDurationMs * 2) / 15,
+          ...timing,
+          name: sharding.member,
+          identity: sharding.member,
+          labels: { [RING_LABEL]: sharding.ring },
         },
         log,
       )
     : undefined;
+  let sharder: Sharder | undefined;
 
   // Each kind is reconciled once its own caches have synced (Manager.kindStates), not after every kind's.
   let working: Promise<void> | undefined;
@@ -202,12 +253,34 @@ export async function runController(
     process.once('SIGINT', () => resolve('SIGINT'));
     if (signal?.aborted) resolve('aborted');
     signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
+    if (membership && sharding) {
+      void membership.run({
+        onStartedLeading: () => {
+          log.info('joined the ring', sharding);
+          startWorking();
+        },
+        onStoppedLeading: () => {
+          lostLease = true;
+          resolve('lost its member Lease');
+        },
+      });
+    }
     if (elector) {
       void elector.run({
         onStartedLeading: () => {
           log.info('became leader', { lease: `${settings.leaseNamespace}/${settings.leaseName}`, identity });
           metrics.leading(settings.leaseName, true);
-          startWorking();
+          if (!sharding) return startWorking();
+          sharder = new Sharder({
+            client,
+            kinds: registry.kinds,
+            ring: sharding.ring,
+            leaseNamespace: settings.leaseNamespace,
+            identity,
+            namespaces: settings.namespaces,
+            log: log.child({ ring: sharding.ring }),
+          });
+          sharder.start();
         },
         onStoppedLeading: () => {
           metrics.leading(settings.leaseName, false);
@@ -231,7 +304,10 @@ export async function runController(
   if ((await withTimeout(manager.drainEvents(), Math.max(0, deadline - Date.now()))) === 'timeout') {
     log.warn('events still waiting at shutdown were not sent');
   }
+  await sharder?.stop();
   if (elector) await elector.release();
+  // Its resources go to the others at once, not after its Lease expires: it has stopped working on them.
+  if (membership) await membership.release();
   await manager.stop();
   await webhook?.stop();
   await Promise.all(servers.map((s) => s.close()));

@@ -1,11 +1,14 @@
 /**
  * The members of a sharded controller, read from their Leases: every replica holds a Lease of its own,
  * named after itself and labelled with the ring's name, as timebertt/kubernetes-controller-sharding's
- * shards do (its labels, so that its tools and dashboards read ours). A member is available while its
- * Lease is renewed, and for one lease duration after it expired (it may be slow, not gone); past that it
- * is uncertain, and the ring's leader takes its Lease over, which a member that still runs sees at its
- * next renewal and stops: only then are its resources another's (`dead`). A Lease left dead a minute is
- * removed (`orphaned`). Pure: the Leases come from a watch, the time from the caller.
+ * shards do (its labels, so that its tools and dashboards read ours). A member is ready while its Lease
+ * is renewed. Once it has gone a lease duration without a renewal, measured as client-go's leader election
+ * measures it, on the observer's clock from when it saw the last renewal (so clocks need not agree), it
+ * has stopped working: a member stops when it cannot renew within its renew deadline, two thirds of the
+ * duration. It is then `expired`, and the ring's leader takes its Lease over, which a member that still
+ * runs would find at its next renewal, and stop; only then (`dead`) are its resources another's. A Lease
+ * left dead a minute is removed (`orphaned`). Pure: the Leases come from a watch, the times from the
+ * caller.
  */
 
 /** On each member's Lease: the ring it belongs to. */
@@ -20,7 +23,7 @@ export const drainLabel = (ring: string): string => `drain.alpha.sharding.timebe
 /** How long a dead member's Lease stays before it is removed. */
 export const ORPHAN_AFTER_MS = 60_000;
 
-export type MemberState = 'ready' | 'expired' | 'uncertain' | 'dead' | 'orphaned';
+export type MemberState = 'ready' | 'expired' | 'dead' | 'orphaned';
 
 /** A Lease as the API server returns it, the fields read here. */
 export interface MemberLease {
@@ -34,29 +37,30 @@ export interface MemberLease {
 }
 
 /**
- * A member's state at `now`. A Lease held by anyone but the member it is named after (released, or taken
- * over by the ring's leader) is dead, and orphaned a minute after it expired.
+ * A member's state at `now`. `renewedAt`: when the observer saw its last renewal, on the observer's clock
+ * (by default the Lease's renewTime, the member's clock). A Lease held by anyone but the member it is named
+ * after (released, or taken over by the ring's leader) is dead, and orphaned a minute after it expired.
  */
-export function memberState(lease: MemberLease, now: number): MemberState {
+export function memberState(lease: MemberLease, now: number, renewedAt?: number): MemberState {
   const spec = lease.spec ?? {};
   const durationMs = (spec.leaseDurationSeconds ?? 15) * 1000;
-  const renewed = spec.renewTime ? Date.parse(spec.renewTime) : NaN;
-  const expiresAt = Number.isNaN(renewed) || !spec.acquireTime ? now : renewed + durationMs;
+  const renewed = renewedAt ?? (spec.renewTime && spec.acquireTime ? Date.parse(spec.renewTime) : NaN);
+  const expiresAt = Number.isNaN(renewed) ? now : renewed + durationMs;
   if (!spec.holderIdentity || spec.holderIdentity !== lease.metadata.name)
     return now >= expiresAt + ORPHAN_AFTER_MS ? 'orphaned' : 'dead';
-  if (now >= expiresAt + durationMs) return 'uncertain';
-  if (now >= expiresAt) return 'expired';
-  return 'ready';
+  return now >= expiresAt ? 'expired' : 'ready';
 }
 
-/** Whether resources may be assigned to (and stay with) a member in `state`. */
-export const isAvailable = (state: MemberState): boolean =>
-  state === 'ready' || state === 'expired' || state === 'uncertain';
+/**
+ * Whether a member in `state` may still be working on its resources: they stay with it (a move drains
+ * them first) until its Lease is taken over.
+ */
+export const isAvailable = (state: MemberState): boolean => state === 'ready' || state === 'expired';
 
-/** The available members of `ring` among `leases`, by name, sorted: what the hash ring is made of. */
-export function availableMembers(leases: readonly MemberLease[], ring: string, now: number): string[] {
+/** The ready members of `ring` among `leases`, by name, sorted: what the hash ring is made of. */
+export function readyMembers(leases: readonly MemberLease[], ring: string, now: number): string[] {
   return leases
-    .filter((l) => l.metadata.labels?.[RING_LABEL] === ring && isAvailable(memberState(l, now)))
+    .filter((l) => l.metadata.labels?.[RING_LABEL] === ring && memberState(l, now) === 'ready')
     .map((l) => l.metadata.name)
     .sort();
 }

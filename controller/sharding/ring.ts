@@ -1,15 +1,17 @@
 /**
  * The hash ring that assigns resources to the members of a sharded controller: consistent hashing with
  * virtual nodes, so that a member joining or leaving moves about 1/N of the resources, in the hash space
- * of the API server's sharded list and watch (KEP-5866: FNV-1a 64 of `object.metadata.namespace` or
- * `.uid`, ranges `[start, end)` in 16 hex digits), so that a member can ask the API server for exactly its
- * share: `shardRange(object.metadata.namespace, '0x…', '0x…') || …`.
+ * of the API server's sharded list and watch (KEP-5866: FNV-1a 64 of `object.metadata.uid` or
+ * `.namespace`, ranges `[start, end)` in 16 hex digits), so that a member can ask the API server for
+ * exactly its share of the resources: `shardRange(object.metadata.uid, '0x…', '0x…') || …`.
  *
- * Resources are placed by their namespace: a parent and its children (which live in its namespace) land
- * on one member by either read path, the ranges or the ring leader's label. Cluster-scoped resources have
- * the namespace "" and so all land on the one member that owns its hash (the API server's ranges cannot
- * place them by name). Pure: the members come from their Leases (./members).
+ * A resource is placed by its uid: every resource on its own, so that shares are even however the
+ * resources are spread over namespaces (by namespace, 30 namespaces are 30 lumps), cluster-scoped ones
+ * too. Its children follow it by label: they carry its member's label, which no hash of theirs could
+ * give. Pure: the members come from their Leases (./members).
  */
+
+import { createHash } from 'node:crypto';
 
 /** 2^64: the exclusive end of the hash space. */
 export const HASH_SPACE = 1n << 64n;
@@ -28,16 +30,24 @@ export function fnv1a64(value: string): bigint {
 }
 
 /** The field the API server hashes for a sharded list or watch, and the ring hashes to place a resource. */
-export const SHARD_FIELD = 'object.metadata.namespace';
+export const SHARD_FIELD = 'object.metadata.uid';
 
-/** The hash that places a resource: its namespace's ("" for a cluster-scoped one). */
-export const placementHash = (namespace: string | undefined): bigint => fnv1a64(namespace ?? '');
+/** The hash that places a resource: its uid's. */
+export const placementHash = (uid: string): bigint => fnv1a64(uid);
 
 /** A member's share of the hash space: ranges `[start, end)`, in order, none empty, none adjacent. */
 export type HashRanges = readonly (readonly [start: bigint, end: bigint])[];
 
 /** Virtual nodes per member: with 3 members, shares within about ±15 % of a third. */
 export const TOKENS_PER_MEMBER = 64;
+
+/**
+ * Where a member's token sits: the first 64 bits of a SHA-256. Not FNV: the tokens' names differ in their
+ * last characters only (`member#0`, `member#1`, ...), and FNV-1a's top bits hardly see the last bytes, so
+ * a member's tokens would bunch together (one member of three measured holding 64 % of the resources).
+ */
+const tokenAt = (member: string, i: number): bigint =>
+  createHash('sha256').update(`${member}#${i}`).digest().readBigUInt64BE(0);
 
 interface Token {
   readonly at: bigint;
@@ -55,7 +65,7 @@ export class HashRing {
   ) {
     const tokens: Token[] = [];
     for (const member of new Set(members))
-      for (let i = 0; i < tokensPerMember; i++) tokens.push({ at: fnv1a64(`${member}#${i}`), member });
+      for (let i = 0; i < tokensPerMember; i++) tokens.push({ at: tokenAt(member, i), member });
     this.tokens = tokens.sort((a, b) =>
       a.at === b.at ? (a.member < b.member ? -1 : 1) : a.at < b.at ? -1 : 1,
     );
@@ -75,9 +85,9 @@ export class HashRing {
     return tokens[lo === tokens.length ? 0 : lo].member;
   }
 
-  /** The member a resource of `namespace` belongs to. */
-  memberFor(namespace: string | undefined): string | undefined {
-    return this.memberOf(placementHash(namespace));
+  /** The member the resource of `uid` belongs to. */
+  memberFor(uid: string): string | undefined {
+    return this.memberOf(placementHash(uid));
   }
 
   /**

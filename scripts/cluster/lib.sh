@@ -50,6 +50,9 @@ CLUSTER_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kub
 # none); a cluster that is up with others is not reused.
 CLUSTER_FEATURE_GATES="${RECONSTRUCT_CLUSTER_FEATURE_GATES-StorageVersionMigrator=true,ShardedListAndWatch=true}"
 CLUSTER_RUNTIME_CONFIG="${RECONSTRUCT_CLUSTER_RUNTIME_CONFIG-storagemigration.k8s.io/v1beta1=true}"
+# Service IPs: the API server's default /24 holds 254 Services, fewer than the benchmarks and the
+# sharding tests make (a Memcached has one).
+CLUSTER_SERVICE_RANGE="10.96.0.0/16"
 
 # The cluster's state (kwokctl work dir, kubeconfig, logs) lives here, git-ignored.
 CLUSTER_STATE_DIR="$PROJECT_DIR/.cluster"
@@ -58,7 +61,7 @@ CLUSTER_KUBECONFIG="$CLUSTER_STATE_DIR/kubeconfig"
 
 # The feature gates and runtime config, as one line: what a started cluster records in its state.
 cluster_features() {
-  printf 'gates [%s], runtime config [%s]\n' "$CLUSTER_FEATURE_GATES" "$CLUSTER_RUNTIME_CONFIG"
+  printf 'gates [%s], runtime config [%s], services %s\n' "$CLUSTER_FEATURE_GATES" "$CLUSTER_RUNTIME_CONFIG" "$CLUSTER_SERVICE_RANGE"
 }
 
 cluster_cache_root() {

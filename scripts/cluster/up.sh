@@ -108,6 +108,8 @@ componentsPatches:
     extraArgs:
       - key: enable-admission-plugins
         value: OwnerReferencesPermissionEnforcement
+      - key: service-cluster-ip-range
+        value: $CLUSTER_SERVICE_RANGE
   # One instance each: leader election only makes them exit when the API server stalls longer
   # than their renew deadline (10 s). The supervisor restarts them after any exit.
   - name: kube-controller-manager

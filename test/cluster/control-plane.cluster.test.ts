@@ -73,7 +73,7 @@ describe('the control plane', () => {
     });
     expect(up.status).toBe(1);
     expect(up.stderr.trim().split('\n').pop()).toMatch(
-      /^\[cluster\] ERROR: a cluster is up with gates \[StorageVersionMigrator=true,ShardedListAndWatch=true\], runtime config \[storagemigration.k8s.io\/v1beta1=true\]; asked for: gates \[ShardedListAndWatch=false\], .*Stop it first \(npm run cluster:down\)$/,
+      /^\[cluster\] ERROR: a cluster is up with gates \[StorageVersionMigrator=true,ShardedListAndWatch=true\], runtime config \[storagemigration.k8s.io\/v1beta1=true\], services 10.96.0.0\/16; asked for: gates \[ShardedListAndWatch=false\], .*Stop it first \(npm run cluster:down\)$/,
     );
   });
 });

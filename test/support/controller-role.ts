@@ -6,7 +6,8 @@
  * fails the test: the derived rules are checked by the whole suite, not by a list of `can-i`s.
  *
  * One difference from an install: the lease rules are bound cluster-wide, as the tests put their leases
- * in namespaces of their own.
+ * in namespaces of their own. `{ sharding: true }`: the identity of `install --sharding`'s controllers,
+ * whose lease rules are wider (test/controller/sharding).
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,21 +43,22 @@ const ENV = 'RECONSTRUCT_TEST_CONTROLLER_KUBECONFIG';
  * Writes (once per run) a kubeconfig for the API server of KUBECONFIG that authenticates as the
  * ServiceAccount, and returns its path. RECONSTRUCT_TEST_CONTROLLER_ADMIN=1 runs the controllers as admin.
  */
-export function controllerKubeconfig(): string | undefined {
+export function controllerKubeconfig({ sharding = false }: { sharding?: boolean } = {}): string | undefined {
   if (process.env.RECONSTRUCT_TEST_CONTROLLER_ADMIN === '1') return undefined;
-  const cached = process.env[ENV];
+  const env = sharding ? `${ENV}_SHARDING` : ENV;
+  const cached = process.env[env];
   if (cached) return cached;
   type Doc = { kind: string; metadata: { name: string }; rules?: PolicyRule[] };
-  const docs = installManifests({ kinds: TESTED_KINDS, version: '0.0.0' }) as Doc[];
+  const docs = installManifests({ kinds: TESTED_KINDS, version: '0.0.0', sharding }) as Doc[];
   // The controller's roles, and what checking a scrape of its metrics needs (the metrics-auth role).
   const rules = (kind: string, name: string) =>
     docs.find((d) => d.kind === kind && d.metadata.name === name)?.rules ?? [];
-  const file = serviceAccountKubeconfig(NAME, NAMESPACE, [
+  const file = serviceAccountKubeconfig(sharding ? `${NAME}-sharded` : NAME, NAMESPACE, [
     ...rules('ClusterRole', 'reconstruct-controller'),
     ...rules('ClusterRole', 'reconstruct-controller-metrics-auth'),
     ...rules('Role', 'reconstruct-controller-leader-election'),
   ]);
-  process.env[ENV] = file;
+  process.env[env] = file;
   return file;
 }
 

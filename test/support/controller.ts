@@ -80,7 +80,10 @@ export async function startController(
   /** `refusalsExpected`: a test that takes rules away on purpose; its 403s fail nothing. */
   { refusalsExpected = false }: { refusalsExpected?: boolean } = {},
 ): Promise<RunningController> {
-  const kubeconfig = args.includes('--kubeconfig') ? undefined : controllerKubeconfig();
+  // A sharded controller runs as `install --sharding` grants: wider lease rules.
+  const kubeconfig = args.includes('--kubeconfig')
+    ? undefined
+    : controllerKubeconfig({ sharding: args.includes('--sharding') });
   const healthPort = await freePort();
   const proc = spawn(
     process.execPath,

@@ -131,6 +131,21 @@ describe('OperatorInstall', () => {
     );
   });
 
+  it('runs the replicas as a ring with sharding, the lease Role granting what its leader does with Leases', () => {
+    const leaseVerbs = (manifests: Manifest[]) =>
+      (
+        manifests.find(
+          (m) => m.kind === 'Role' && m.metadata.name === 'reconstruct-controller-leader-election',
+        ) as (Manifest & { rules: { resources: string[]; verbs: string[] }[] }) | undefined
+      )?.rules.find((r) => r.resources.includes('leases'))?.verbs;
+    const sharded = synth({ kinds: [greetingKind], sharding: true }).manifests;
+    expect(deploymentOf(sharded).spec.template.spec.containers[0].args).toContain('--sharding');
+    expect(leaseVerbs(sharded)).toEqual(['get', 'create', 'update', 'list', 'watch', 'patch', 'delete']);
+    const plain = synth({ kinds: [greetingKind] }).manifests;
+    expect(deploymentOf(plain).spec.template.spec.containers[0].args).not.toContain('--sharding');
+    expect(leaseVerbs(plain)).toEqual(['get', 'create', 'update']);
+  });
+
   it('watches and grants the same namespaces, each once', () => {
     const { install, manifests } = synth({ kinds: [greetingKind], namespaces: ['b', 'a', 'b'] });
     expect(install.rbac.roles.map((r) => r.metadata.namespace)).toEqual(['b', 'a']);

@@ -1,7 +1,7 @@
 /** The members of a ring, read from their Leases at a given time. */
 import {
   RING_LABEL,
-  availableMembers,
+  readyMembers,
   memberState,
   type MemberLease,
 } from '../../../controller/sharding/members';
@@ -25,9 +25,7 @@ describe('memberState', () => {
     [0, 'ready'],
     [14, 'ready'],
     [15, 'expired'],
-    [29, 'expired'],
-    [30, 'uncertain'],
-    [300, 'uncertain'],
+    [300, 'expired'],
   ])('renewed %i s ago by the member itself: %s', (ago, state) => {
     expect(memberState(lease('m', ago), T)).toBe(state);
   });
@@ -38,13 +36,22 @@ describe('memberState', () => {
     expect(memberState(lease('m', 15 + 60, 'the-leader'), T)).toBe('orphaned');
   });
 
+  it("counts the duration from when the observer saw the last renewal, on the observer's clock", () => {
+    // The member's clock runs a minute ahead: its renewTime is in the observer's future.
+    const skewed = lease('m', -60);
+    expect(memberState(skewed, T)).toBe('ready');
+    // Seen 15 s ago and not renewed since: expired, whatever its clock says.
+    expect(memberState(skewed, T, T - 15_000)).toBe('expired');
+    expect(memberState(skewed, T, T - 14_000)).toBe('ready');
+  });
+
   it('takes a Lease without times for expired now', () => {
     expect(memberState({ metadata: { name: 'm' }, spec: { holderIdentity: 'm' } }, T)).toBe('expired');
   });
 });
 
-describe('availableMembers', () => {
-  it("lists the ring's members that may hold resources, sorted: ready, expired and uncertain", () => {
+describe('readyMembers', () => {
+  it("lists the ring's ready members, sorted", () => {
     const leases = [
       lease('c', 0),
       lease('a', 20),
@@ -53,6 +60,6 @@ describe('availableMembers', () => {
       lease('e', 0, 'e', 'other-ring'),
       { metadata: { name: 'f' }, spec: { holderIdentity: 'f', renewTime: at(0), acquireTime: at(0) } },
     ];
-    expect(availableMembers(leases, 'r', T)).toEqual(['a', 'b', 'c']);
+    expect(readyMembers(leases, 'r', T)).toEqual(['c']);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The ring's ranges are the API server's: a list with a member's `shardSelector` (KEP-5866, on in the
- * local control plane) returns exactly the objects of the namespaces the ring gives that member, every
- * object to one member, and the API server echoes the selector in `shardInfo`.
+ * local control plane) returns exactly the objects whose uids the ring gives that member, every object to
+ * one member, and the API server echoes the selector in `shardInfo`.
  */
 import { HashRing, shardSelector } from '../../../controller/sharding/ring';
 import { applyYaml, kubectl, uniqueName } from '../../support/kubectl';
@@ -31,12 +31,18 @@ afterAll(() => {
 
 interface ConfigMapList {
   metadata: { shardInfo?: { selector?: string } };
-  items: { metadata: { namespace: string } }[];
+  items: { metadata: { uid: string } }[];
 }
 
 it('lists, for each member, the objects of exactly the namespaces the ring gives it', () => {
   const members = ['reconstruct-a', 'reconstruct-b', 'reconstruct-c'];
   const ring = new HashRing(members);
+  const all = (
+    JSON.parse(
+      kubectl(['get', 'configmaps', '-A', '-l', `${LABEL}=${run}`, '-o', 'json']).stdout,
+    ) as ConfigMapList
+  ).items.map((cm) => cm.metadata.uid);
+  expect(all).toHaveLength(spaces.length);
   const seen: string[] = [];
   for (const member of members) {
     const selector = shardSelector(ring.rangesOf(member))!;
@@ -45,9 +51,9 @@ it('lists, for each member, the objects of exactly the namespaces the ring gives
       kubectl(['get', '--raw', `/api/v1/configmaps?${query.toString()}`]).stdout,
     ) as ConfigMapList;
     expect(list.metadata.shardInfo?.selector).toBeTruthy();
-    const listed = list.items.map((cm) => cm.metadata.namespace).sort();
-    expect(listed).toEqual(spaces.filter((ns) => ring.memberFor(ns) === member).sort());
+    const listed = list.items.map((cm) => cm.metadata.uid).sort();
+    expect(listed).toEqual(all.filter((uid) => ring.memberFor(uid) === member).sort());
     seen.push(...listed);
   }
-  expect(seen.sort()).toEqual([...spaces].sort());
+  expect(seen.sort()).toEqual([...all].sort());
 });

@@ -13,9 +13,12 @@ import {
 } from '../../../controller/sharding/ring';
 import { seededRandom } from '../../../testing/schema-samples';
 
-const namespaces = (n: number, seed = 7): string[] => {
+/** uids as the API server makes them: random, version 4. */
+const uids = (n: number, seed = 7): string[] => {
   const random = seededRandom(seed);
-  return Array.from({ length: n }, (_, i) => `ns-${i}-${Math.floor(random() * 1e9).toString(36)}`);
+  const hex = (digits: number) =>
+    Array.from({ length: digits }, () => Math.floor(random() * 16).toString(16)).join('');
+  return Array.from({ length: n }, () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`);
 };
 
 describe('fnv1a64', () => {
@@ -34,36 +37,44 @@ describe('fnv1a64', () => {
 });
 
 describe('HashRing', () => {
-  const keys = namespaces(3000);
+  const keys = uids(3000);
 
-  it('gives each of 3 members a share near a third', () => {
-    const ring = new HashRing(['member-a', 'member-b', 'member-c']);
-    const counts = new Map<string, number>();
-    for (const ns of keys) counts.set(ring.memberFor(ns)!, (counts.get(ring.memberFor(ns)!) ?? 0) + 1);
-    expect([...counts.keys()].sort()).toEqual(['member-a', 'member-b', 'member-c']);
-    for (const count of counts.values()) {
-      expect(count / keys.length).toBeGreaterThan(0.2);
-      expect(count / keys.length).toBeLessThan(0.47);
+  it('gives each of 3 members a share near a third, whatever their names', () => {
+    // Members are named as pods are: a common prefix, a random suffix.
+    const random = seededRandom(11);
+    for (let round = 0; round < 20; round++) {
+      const members = Array.from(
+        { length: 3 },
+        () => `reconstruct-7d9f8-${Math.floor(random() * 1e8).toString(16)}`,
+      );
+      const ring = new HashRing(members);
+      const counts = new Map<string, number>();
+      for (const uid of keys) counts.set(ring.memberFor(uid)!, (counts.get(ring.memberFor(uid)!) ?? 0) + 1);
+      expect([...counts.keys()].sort()).toEqual([...members].sort());
+      for (const count of counts.values()) {
+        expect(count / keys.length).toBeGreaterThan(0.2);
+        expect(count / keys.length).toBeLessThan(0.47);
+      }
     }
   });
 
   it('moves about 1/N when a member joins, and only to it; when one leaves, only its own', () => {
     const three = new HashRing(['member-a', 'member-b', 'member-c']);
     const four = new HashRing(['member-a', 'member-b', 'member-c', 'member-d']);
-    const moved = keys.filter((ns) => three.memberFor(ns) !== four.memberFor(ns));
-    expect(moved.every((ns) => four.memberFor(ns) === 'member-d')).toBe(true);
+    const moved = keys.filter((uid) => three.memberFor(uid) !== four.memberFor(uid));
+    expect(moved.every((uid) => four.memberFor(uid) === 'member-d')).toBe(true);
     expect(moved.length / keys.length).toBeGreaterThan(0.12);
     expect(moved.length / keys.length).toBeLessThan(0.38);
 
     const two = new HashRing(['member-a', 'member-c']);
-    const left = keys.filter((ns) => three.memberFor(ns) !== two.memberFor(ns));
-    expect(left.every((ns) => three.memberFor(ns) === 'member-b')).toBe(true);
+    const left = keys.filter((uid) => three.memberFor(uid) !== two.memberFor(uid));
+    expect(left.every((uid) => three.memberFor(uid) === 'member-b')).toBe(true);
   });
 
   it('is the same whatever order the members come in', () => {
     const a = new HashRing(['x', 'y', 'z']);
     const b = new HashRing(['z', 'x', 'y', 'x']);
-    expect(keys.map((ns) => a.memberFor(ns))).toEqual(keys.map((ns) => b.memberFor(ns)));
+    expect(keys.map((uid) => a.memberFor(uid))).toEqual(keys.map((uid) => b.memberFor(uid)));
   });
 
   it('has no member without members, and one member holds all', () => {
@@ -87,10 +98,10 @@ describe('HashRing', () => {
       expect(ring.memberOf(start)).toBe(m);
       expect(ring.memberOf(end - 1n)).toBe(m);
     }
-    for (const ns of keys.slice(0, 500)) {
-      const h = placementHash(ns);
+    for (const uid of keys.slice(0, 500)) {
+      const h = placementHash(uid);
       const holder = all.find(({ start, end }) => start <= h && h < end)!;
-      expect(holder.m).toBe(ring.memberFor(ns));
+      expect(holder.m).toBe(ring.memberFor(uid));
     }
   });
 });
@@ -105,8 +116,8 @@ describe('shardSelector', () => {
         [0x20n, HASH_SPACE],
       ]),
     ).toBe(
-      "shardRange(object.metadata.namespace, '0x0000000000000000', '0x0000000000000010') || " +
-        "shardRange(object.metadata.namespace, '0x0000000000000020', '0x10000000000000000')",
+      "shardRange(object.metadata.uid, '0x0000000000000000', '0x0000000000000010') || " +
+        "shardRange(object.metadata.uid, '0x0000000000000020', '0x10000000000000000')",
     );
     expect(shardSelector([])).toBeUndefined();
   });

@@ -1,0 +1,233 @@
+/**
+ * The ring's leader at work: it watches the members' Leases and the labels of every resource of the
+ * kinds (metadata only, the two labels of the ring kept), and whenever either changes, and every second
+ * (a Lease expires without an event), it acts on ./assign's plan: labels resources, takes Leases over,
+ * removes dead ones, and writes each Lease's state label for `kubectl get lease -L`. One pass at a time;
+ * a change during a pass runs another after it. A write that fails is logged and retried by the next
+ * pass, which decides again from what it sees then.
+ */
+import { LEASE, type Kind, type KubeObject } from '../../constructs/kit';
+import type { KubeClient } from '../kube/client';
+import { isConflict, isNotFound } from '../kube/errors';
+import { resourcePath } from '../kube/paths';
+import { KubeWriter } from '../kube/writer';
+import type { Logger } from '../log';
+import { Informer } from '../runtime/informer';
+import { microTime } from '../runtime/leader';
+import { labelsOf, plan, type Move, type Placed } from './assign';
+import {
+  RING_LABEL,
+  STATE_LABEL,
+  drainLabel,
+  shardLabel,
+  type MemberLease,
+  type MemberState,
+} from './members';
+
+export interface SharderOptions {
+  readonly client: KubeClient;
+  readonly kinds: readonly Kind[];
+  readonly ring: string;
+  /** Where the members' Leases are. */
+  readonly leaseNamespace: string;
+  /** The leader's identity: what it writes as the holder of a Lease it takes over. */
+  readonly identity: string;
+  /** The namespaces watched; empty for all. */
+  readonly namespaces: readonly string[];
+  readonly log: Logger;
+  /** Told of every move made, and of each pass's members. */
+  readonly observe?: {
+    moved?(move: Move): void;
+    members?(states: ReadonlyMap<string, MemberState>): void;
+  };
+  /** How often a pass runs without an event. @default 1000 ms */
+  readonly periodMs?: number;
+}
+
+/** Writes at once: the first assignment of many resources is a burst of small patches. */
+const CONCURRENCY = 8;
+
+export class Sharder {
+  private readonly leases: Informer;
+  private readonly parents: Informer[] = [];
+  private readonly writer: KubeWriter;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  /** Each member Lease's last renewTime seen, and when (this process's clock), as client-go's elector. */
+  private readonly renewals = new Map<string, { renewTime: string; at: number }>();
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly options: SharderOptions) {
+    const { client, ring, leaseNamespace, kinds, namespaces } = options;
+    this.writer = new KubeWriter(client, 'reconstruct-sharder');
+    const onChange = { onAdd: () => this.pass(), onUpdate: () => this.pass(), onDelete: () => this.pass() };
+    this.leases = new Informer(
+      client,
+      { type: LEASE, namespace: leaseNamespace, labelSelector: `${RING_LABEL}=${ring}` },
+      onChange,
+      options.log,
+    );
+    const keep = [shardLabel(ring), drainLabel(ring)];
+    const transform = (obj: KubeObject): KubeObject => {
+      const labels = Object.fromEntries(
+        keep.flatMap((k) => (obj.metadata.labels?.[k] !== undefined ? [[k, obj.metadata.labels[k]]] : [])),
+      );
+      return {
+        metadata: {
+          name: obj.metadata.name,
+          namespace: obj.metadata.namespace,
+          uid: obj.metadata.uid,
+          resourceVersion: obj.metadata.resourceVersion,
+          labels,
+        },
+      };
+    };
+    for (const kind of kinds) {
+      const scopes = kind.namespaced && namespaces.length > 0 ? namespaces : [undefined];
+      for (const namespace of scopes)
+        this.parents.push(
+          new Informer(
+            client,
+            { type: kind, namespace, metadataOnly: true, transform },
+            onChange,
+            options.log,
+          ),
+        );
+    }
+  }
+
+  start(): void {
+    this.leases.start();
+    for (const informer of this.parents) informer.start();
+    this.timer = setInterval(() => this.pass(), this.options.periodMs ?? 1000);
+    this.pass();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+    await Promise.all([this.leases, ...this.parents].map((i) => i.stop()));
+  }
+
+  /**
+   * When this leader saw the Lease's last renewal: the first time it saw its current renewTime. A leader
+   * new to a Lease gives it a whole duration from then.
+   */
+  private renewedAt(lease: MemberLease, now: number): number {
+    const renewTime = lease.spec?.renewTime ?? '';
+    const seen = this.renewals.get(lease.metadata.name);
+    if (seen && seen.renewTime === renewTime) return seen.at;
+    this.renewals.set(lease.metadata.name, { renewTime, at: now });
+    return now;
+  }
+
+  /** Runs a pass, or one more after the current one. */
+  private pass(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.once()
+      .catch((err: Error) => this.options.log.warn('sharding pass failed', { error: err.message }))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.pass();
+        }
+      });
+  }
+
+  private async once(): Promise<void> {
+    if (![this.leases, ...this.parents].every((i) => i.hasSynced())) return;
+    const { ring, log } = this.options;
+    const leases = this.leases.list() as unknown as (MemberLease & KubeObject)[];
+    const objects: Placed[] = this.parents.flatMap((informer) =>
+      informer.list().map((o) => ({
+        type: informer.type,
+        namespace: o.metadata.namespace,
+        name: o.metadata.name,
+        uid: o.metadata.uid ?? '',
+        labels: o.metadata.labels,
+      })),
+    );
+    const now = Date.now();
+    const decided = plan(ring, leases, objects, now, (lease) => this.renewedAt(lease, now));
+    this.options.observe?.members?.(decided.states);
+    for (const name of decided.takeOver) await this.takeOver(leases.find((l) => l.metadata.name === name)!);
+    for (const name of decided.remove) {
+      await this.writer
+        .delete(
+          LEASE,
+          this.options.leaseNamespace,
+          name,
+          leases.find((l) => l.metadata.name === name)!.metadata.uid ?? '',
+        )
+        .catch((err) => {
+          if (!isNotFound(err)) throw err;
+        });
+      log.info('removed the Lease of a member gone a minute', { member: name });
+    }
+    for (const lease of leases) {
+      const state = decided.states.get(lease.metadata.name);
+      if (state && state !== 'orphaned' && lease.metadata.labels?.[STATE_LABEL] !== state)
+        await this.writer
+          .mergePatch(LEASE, this.options.leaseNamespace, lease.metadata.name, {
+            metadata: { labels: { [STATE_LABEL]: state } },
+          })
+          .catch((err: Error) => log.debug('could not label a Lease with its state', { error: err.message }));
+    }
+    const moves = [...decided.moves];
+    const work = async () => {
+      for (let move = moves.shift(); move; move = moves.shift()) await this.move(move);
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, work));
+  }
+
+  private async move(move: Move): Promise<void> {
+    const { type, namespace, name } = move.object;
+    try {
+      await this.writer.mergePatch(type, type.namespaced ? namespace : undefined, name, {
+        metadata: { labels: labelsOf(this.options.ring, move) },
+      });
+      this.options.observe?.moved?.(move);
+    } catch (err) {
+      if (!isNotFound(err))
+        this.options.log.warn('could not label a resource for its member', {
+          kind: type.kind,
+          namespace,
+          name,
+          error: (err as Error).message,
+        });
+    }
+  }
+
+  /**
+   * Makes the leader the holder of a member's expired Lease (an update with the resourceVersion read):
+   * that member, if it still runs, finds another holder at its next renewal and stops, and its resources
+   * go to the others without waiting for it.
+   */
+  private async takeOver(lease: MemberLease & KubeObject): Promise<void> {
+    const now = microTime(new Date());
+    try {
+      await this.options.client.request({
+        method: 'PUT',
+        path: resourcePath(LEASE, this.options.leaseNamespace, lease.metadata.name),
+        body: {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: this.options.identity, acquireTime: now, renewTime: now },
+        },
+      });
+      this.options.log.info('took over the Lease of a member that stopped renewing it', {
+        member: lease.metadata.name,
+      });
+    } catch (err) {
+      if (!isConflict(err) && !isNotFound(err)) throw err;
+    }
+  }
+}

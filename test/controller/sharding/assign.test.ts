@@ -1,0 +1,135 @@
+/** The ring leader's decisions: assign, drain, undrain, take over and remove, from Leases and labels. */
+import { memcachedKind } from '../../../constructs/memcached';
+import { labelsOf, plan, type Placed } from '../../../controller/sharding/assign';
+import { HashRing } from '../../../controller/sharding/ring';
+import { RING_LABEL, drainLabel, shardLabel, type MemberLease } from '../../../controller/sharding/members';
+
+const T = Date.parse('2026-11-27T12:00:00Z');
+const at = (seconds: number) => new Date(T + seconds * 1000).toISOString();
+const SHARD = shardLabel('r');
+const DRAIN = drainLabel('r');
+
+const lease = (name: string, renewedAgo = 0, holder = name): MemberLease => ({
+  metadata: { name, labels: { [RING_LABEL]: 'r' } },
+  spec: {
+    holderIdentity: holder,
+    leaseDurationSeconds: 15,
+    acquireTime: at(-600),
+    renewTime: at(-renewedAgo),
+  },
+});
+const placed = (uid: string, labels: Record<string, string> = {}): Placed => ({
+  type: memcachedKind,
+  namespace: 'ns',
+  name: uid,
+  uid,
+  labels,
+});
+
+/** A uid the ring of `members` gives to `member`. */
+function uidOf(members: string[], member: string): string {
+  const ring = new HashRing(members);
+  for (let i = 0; ; i++) if (ring.memberFor(`uid-${i}`) === member) return `uid-${i}`;
+}
+
+describe('plan', () => {
+  const members = ['a', 'b', 'c'];
+  const leases = members.map((m) => lease(m));
+
+  it('assigns a new resource to the member the ring gives its uid', () => {
+    const uid = uidOf(members, 'b');
+    expect(plan('r', leases, [placed(uid)], T).moves).toEqual([
+      { action: 'assign', object: placed(uid), to: 'b' },
+    ]);
+  });
+
+  it('leaves a resource on its member, and takes back a drain no longer wanted', () => {
+    const uid = uidOf(members, 'b');
+    expect(plan('r', leases, [placed(uid, { [SHARD]: 'b' })], T).moves).toEqual([]);
+    expect(plan('r', leases, [placed(uid, { [SHARD]: 'b', [DRAIN]: 'true' })], T).moves).toEqual([
+      { action: 'undrain', object: placed(uid, { [SHARD]: 'b', [DRAIN]: 'true' }), member: 'b' },
+    ]);
+  });
+
+  it('drains a resource whose member is up before it moves, once; assigns it when the member let go', () => {
+    // d joins: what the ring now gives d is drained from its member first.
+    const four = [...leases, lease('d')];
+    const uid = uidOf([...members, 'd'], 'd');
+    const from = new HashRing(members).memberFor(uid)!;
+    const onFrom = placed(uid, { [SHARD]: from });
+    expect(plan('r', four, [onFrom], T).moves).toEqual([{ action: 'drain', object: onFrom, from, to: 'd' }]);
+    expect(plan('r', four, [placed(uid, { [SHARD]: from, [DRAIN]: 'true' })], T).moves).toEqual([]);
+    // The member removed both labels: now it is assigned.
+    expect(plan('r', four, [placed(uid)], T).moves).toEqual([
+      { action: 'assign', object: placed(uid), to: 'd' },
+    ]);
+  });
+
+  it('moves the resources of a member that is gone at once, without a drain', () => {
+    const uid = uidOf(members, 'b');
+    const onB = placed(uid, { [SHARD]: 'b' });
+    const withoutB = plan('r', [lease('a'), lease('c'), lease('b', 20, 'leader')], [onB], T);
+    expect(withoutB.members).toEqual(['a', 'c']);
+    expect(withoutB.moves).toEqual([
+      { action: 'assign', object: onB, to: new HashRing(['a', 'c']).memberFor(uid), from: 'b' },
+    ]);
+    // No Lease at all: the same.
+    expect(plan('r', [lease('a'), lease('c')], [onB], T).moves).toHaveLength(1);
+  });
+
+  it('takes over an expired Lease, removes an orphaned one, and assigns to ready members only', () => {
+    const result = plan(
+      'r',
+      [
+        lease('a'),
+        lease('b', 10),
+        lease('c', 20),
+        lease('d', 80, 'leader'),
+        { ...lease('x'), metadata: { name: 'x' } },
+      ],
+      [],
+      T,
+    );
+    expect(result.members).toEqual(['a', 'b']);
+    expect(result.takeOver).toEqual(['c']);
+    expect(result.remove).toEqual(['d']);
+    expect([...result.states]).toEqual([
+      ['a', 'ready'],
+      ['b', 'ready'],
+      ['c', 'expired'],
+      ['d', 'orphaned'],
+    ]);
+  });
+
+  it("keeps an expired member's resources on it until its Lease is taken over, then moves them", () => {
+    const uid = uidOf(['a', 'b', 'c'], 'c');
+    const onC = placed(uid, { [SHARD]: 'c' });
+    const expired = plan('r', [lease('a'), lease('b'), lease('c', 20)], [onC], T);
+    expect(expired.takeOver).toEqual(['c']);
+    // Still its: a drain it will not answer, not an assignment, until the take-over is done.
+    expect(expired.moves.map((m) => m.action)).toEqual(['drain']);
+    const dead = plan('r', [lease('a'), lease('b'), lease('c', 20, 'leader')], [onC], T);
+    expect(dead.moves.map((m) => m.action)).toEqual(['assign']);
+  });
+
+  it("times a Lease from when the leader saw it renewed, not from the member's clock", () => {
+    const ahead = lease('c', -3600); // a member whose clock runs an hour ahead
+    expect(plan('r', [lease('a'), ahead], [], T).takeOver).toEqual([]);
+    expect(
+      plan('r', [lease('a'), ahead], [], T, (l) => (l === ahead ? T - 16_000 : undefined)).takeOver,
+    ).toEqual(['c']);
+  });
+
+  it('places nothing without members', () => {
+    expect(plan('r', [], [placed('uid-1')], T).moves).toEqual([]);
+  });
+});
+
+describe('labelsOf', () => {
+  it('writes the shard label and clears the drain on assignment, sets or clears the drain otherwise', () => {
+    const object = placed('uid');
+    expect(labelsOf('r', { action: 'assign', object, to: 'a' })).toEqual({ [SHARD]: 'a', [DRAIN]: null });
+    expect(labelsOf('r', { action: 'drain', object, from: 'a', to: 'b' })).toEqual({ [DRAIN]: 'true' });
+    expect(labelsOf('r', { action: 'undrain', object, member: 'a' })).toEqual({ [DRAIN]: null });
+  });
+});
