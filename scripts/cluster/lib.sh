@@ -178,8 +178,22 @@ cluster_install_crds() {
     return 0
   fi
   log "installing ${#files[@]} CRD file(s) from $crd_dir"
+  local out
   for f in "${files[@]}"; do
-    "$kubectl_bin" apply --server-side --force-conflicts --field-manager=reconstruct-cluster -f "$f" >&2
+    if ! out="$("$kubectl_bin" apply --server-side --force-conflicts --field-manager=reconstruct-cluster -f "$f" 2>&1)"; then
+      # A controller run killed before it could point a CRD's conversion back at its Service left its
+      # own URL there, and an apply cannot remove a field another manager set: replace the CRD as the
+      # file has it (the next controller run puts its caBundle back).
+      if [[ "$out" == *"exactly one of url or service"* ]]; then
+        log "$(basename "$f"): a killed controller run left its URL in the conversion webhook; replacing the CRD"
+        "$kubectl_bin" replace -f "$f" >&2
+      else
+        printf '%s\n' "$out" >&2
+        return 1
+      fi
+    else
+      printf '%s\n' "$out" >&2
+    fi
   done
   for f in "${files[@]}"; do
     "$kubectl_bin" wait --for=condition=Established --timeout=60s -f "$f" >&2
