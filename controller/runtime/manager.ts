@@ -109,7 +109,7 @@ export class Manager implements ClusterView {
       kindAnnotations: (definition) => this.crds?.get(undefined, crdName(definition))?.metadata.annotations,
       reads: kubeLiveReads(client),
       rollout: options.rollout,
-      copyLabels: this.selector?.keys.filter((k) => k !== options.shard?.drain),
+      copyLabels: this.selector?.keys,
       shard: options.shard,
       busy: () => this.queue.length > 0,
       enqueue: (definition, namespace, name) => this.queue.add(objectKey(definition, namespace, name)),

@@ -56,11 +56,3 @@ export function memberState(lease: MemberLease, now: number, renewedAt?: number)
  * them first) until its Lease is taken over.
  */
 export const isAvailable = (state: MemberState): boolean => state === 'ready' || state === 'expired';
-
-/** The ready members of `ring` among `leases`, by name, sorted: what the hash ring is made of. */
-export function readyMembers(leases: readonly MemberLease[], ring: string, now: number): string[] {
-  return leases
-    .filter((l) => l.metadata.labels?.[RING_LABEL] === ring && memberState(l, now) === 'ready')
-    .map((l) => l.metadata.name)
-    .sort();
-}

@@ -103,24 +103,12 @@ export class HashRing {
       if (last && last[1] === start) last[1] = end;
       else ranges.push([start, end]);
     };
-    for (let i = 0; i < tokens.length; i++) {
-      if (tokens[i].member !== member) continue;
-      if (i === 0) {
-        add(0n, tokens[0].at + 1n);
-      } else {
-        add(tokens[i - 1].at + 1n, tokens[i].at + 1n);
-      }
-    }
+    // In token order, so the ranges come in order and adjacent ones merge as they come.
+    for (let i = 0; i < tokens.length; i++)
+      if (tokens[i].member === member) add(i === 0 ? 0n : tokens[i - 1].at + 1n, tokens[i].at + 1n);
     // Past the last token, around to the first: the first token's member's.
     if (tokens.length > 0 && tokens[0].member === member) add(tokens[tokens.length - 1].at + 1n, HASH_SPACE);
-    return ranges
-      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-      .reduce<[bigint, bigint][]>((merged, range) => {
-        const last = merged[merged.length - 1];
-        if (last && last[1] === range[0]) last[1] = range[1];
-        else merged.push([range[0], range[1]]);
-        return merged;
-      }, []);
+    return ranges;
   }
 }
 

@@ -155,6 +155,8 @@ export class Sharder {
       })),
     );
     const now = Date.now();
+    for (const name of this.renewals.keys())
+      if (!leases.some((l) => l.metadata.name === name)) this.renewals.delete(name);
     const decided = plan(ring, leases, objects, now, (lease) => this.renewedAt(lease, now));
     this.options.observe?.members?.(decided.states);
     for (const name of decided.takeOver) await this.takeOver(leases.find((l) => l.metadata.name === name)!);

@@ -1,10 +1,5 @@
 /** The members of a ring, read from their Leases at a given time. */
-import {
-  RING_LABEL,
-  readyMembers,
-  memberState,
-  type MemberLease,
-} from '../../../controller/sharding/members';
+import { RING_LABEL, memberState, type MemberLease } from '../../../controller/sharding/members';
 
 const T = Date.parse('2026-11-27T12:00:00Z');
 const at = (seconds: number) => new Date(T + seconds * 1000).toISOString();
@@ -47,19 +42,5 @@ describe('memberState', () => {
 
   it('takes a Lease without times for expired now', () => {
     expect(memberState({ metadata: { name: 'm' }, spec: { holderIdentity: 'm' } }, T)).toBe('expired');
-  });
-});
-
-describe('readyMembers', () => {
-  it("lists the ring's ready members, sorted", () => {
-    const leases = [
-      lease('c', 0),
-      lease('a', 20),
-      lease('b', 40),
-      lease('d', 40, 'leader'),
-      lease('e', 0, 'e', 'other-ring'),
-      { metadata: { name: 'f' }, spec: { holderIdentity: 'f', renewTime: at(0), acquireTime: at(0) } },
-    ];
-    expect(readyMembers(leases, 'r', T)).toEqual(['c']);
   });
 });
