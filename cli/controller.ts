@@ -10,6 +10,7 @@ import {
   DEFAULT_SETTINGS,
   defaultLeaseName,
   runController,
+  SettingsError,
   type ControllerSettings,
 } from '../controller/runtime/run';
 import { parseLabelSelector, type LabelSelector } from '../controller/runtime/label-selector';
@@ -33,9 +34,14 @@ Options (environment variable in brackets):
   --workers N               concurrent reconciles (default 4) [RECONSTRUCT_WORKERS]
   --leader-elect            elect a leader through a Lease; off by default [RECONSTRUCT_LEADER_ELECT=true]
   --sharding                share the resources among the replicas: each holds a Lease of its own in
-                            the lease namespace, and the leader assigns each namespace's resources to one
-                            of them by consistent hashing; each reconciles and caches its own (implies
-                            leader election) [RECONSTRUCT_SHARDING=true]
+                            the lease namespace, and the leader assigns the resources to them by
+                            consistent hashing; each reconciles and caches its own (implies leader
+                            election) [RECONSTRUCT_SHARDING=true]
+  --sharded-watch auto|on|off  with --sharding, how a member reads its share: on, the API server's sharded
+                            list and watch of its hash ranges (Kubernetes 1.36+, feature gate
+                            ShardedListAndWatch), children by a bucket label; off, a label the leader
+                            writes on each resource; auto (default): on when served
+                            [RECONSTRUCT_SHARDED_WATCH]
   --shard-ring NAME         the ring's name, in the labels of its Leases and resources (default: the
                             lease name) [RECONSTRUCT_SHARD_RING]
   --lease-name NAME         default reconstruct-controller, or with --watch-label-selector one of that
@@ -85,6 +91,7 @@ const FLAGS = {
   'watch-label-selector': { type: 'string' },
   sharding: { type: 'boolean' },
   'shard-ring': { type: 'string' },
+  'sharded-watch': { type: 'string' },
   'lease-namespace': { type: 'string' },
   'lease-duration': { type: 'string' },
   'field-manager': { type: 'string' },
@@ -186,6 +193,9 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
       ? { sharding: true }
       : {}),
     ...(ring !== undefined ? { shardRing: ring } : {}),
+    ...(pick('sharded-watch') !== undefined
+      ? { shardedWatch: oneOf('sharded-watch', ['auto', 'on', 'off'] as const, 'auto') }
+      : {}),
     leaseName: pick('lease-name') ?? defaultLeaseName(selector?.text),
     leaseNamespace: pick('lease-namespace') ?? podNamespace() ?? DEFAULT_SETTINGS.leaseNamespace,
     leaseDurationMs: positive('lease-duration', DEFAULT_SETTINGS.leaseDurationMs / 1000) * 1000,
@@ -239,7 +249,7 @@ export async function controllerCommand(argv: string[]): Promise<number> {
   try {
     return await runController(kinds, { ...settings, log });
   } catch (err) {
-    if (err instanceof KubeconfigError) {
+    if (err instanceof KubeconfigError || err instanceof SettingsError) {
       process.stderr.write(`reconstruct controller: ${err.message}\n`);
       return 2;
     }

@@ -4,6 +4,9 @@
  * valid for a year. The DER is written by x509.ts; node's own `X509Certificate` checks the result in the
  * tests. A webhook the API server calls needs a CA it can trust instead: certificates.ts.
  */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import {
   certificatePem,
   distinguishedName,
@@ -39,4 +42,14 @@ export function selfSignedCertificate(
     extensions: servingExtensions(names),
   });
   return { key: privateKeyPem(privateKey), cert: certificatePem(certificate), notAfter };
+}
+
+/** The metrics server's key and certificate: from `dir` (tls.key, tls.crt), else self-signed now. */
+export function metricsCertificate(dir: string | undefined): { key: string; cert: string } {
+  if (dir)
+    return {
+      key: readFileSync(join(dir, 'tls.key'), 'utf8'),
+      cert: readFileSync(join(dir, 'tls.crt'), 'utf8'),
+    };
+  return selfSignedCertificate([hostname(), 'localhost', '127.0.0.1']);
 }

@@ -44,9 +44,15 @@ export class ResourceMemory {
       reads,
       busy,
       copyLabels,
-    }: { reads?: LiveReads; busy?: () => boolean; copyLabels?: readonly string[] } = {},
+      bucketLabel,
+    }: {
+      reads?: LiveReads;
+      busy?: () => boolean;
+      copyLabels?: readonly string[];
+      bucketLabel?: string;
+    } = {},
   ) {
-    this.syntheses = new Syntheses(copyLabels);
+    this.syntheses = new Syntheses(copyLabels, bucketLabel);
     this.troubles = new Troubles(reads, log, now, busy);
     this.writeOnly = new WriteOnlyChildren(writer, now);
     this.finalizer = new Finalizer(view, writer, events, now);

@@ -92,11 +92,10 @@ export interface ReconcilerOptions {
   readonly busy?: () => boolean;
   /** Reconciles a resource soon: one whose turn in a rollout has come. None: it waits for its recheck. */
   readonly enqueue?: (definition: Kind, namespace: string | undefined, name: string) => void;
-  /**
-   * Label keys whose values a resource passes on to its children: those of the watch selector
-   * (`--watch-label-selector`), so that a shard's children fall under it as its resources do.
-   */
+  /** Label keys whose values a resource passes on to its children (`--watch-label-selector`'s). */
   readonly copyLabels?: readonly string[];
+  /** A member of a ring on the ranges read path: the label by which each child carries its resource's bucket. */
+  readonly bucketLabel?: string;
   /**
    * A member of a sharded controller: the labels by which the ring's leader assigns a resource to it and
    * asks it to let go (controller/sharding). A resource with the drain label is let go of, not reconciled.

@@ -4,6 +4,7 @@
  */
 import { synthesize, type CustomResource, type Kind } from '../../constructs/kit';
 import { intentOf, type Intent } from './intent';
+import { bucketOf } from '../sharding/ring';
 
 /** A resource's last synthesis. */
 interface Synthesis {
@@ -28,16 +29,21 @@ export class Syntheses {
    * so that a shard's children fall under it). A change of those labels, which leaves the generation as it
    * is, renders the children again.
    */
-  constructor(private readonly copyLabels: readonly string[] = []) {}
+  constructor(
+    private readonly copyLabels: readonly string[] = [],
+    /** A member of a ring on the ranges read path: each child carries its resource's bucket. */
+    private readonly bucketLabel?: string,
+  ) {}
 
   /** The resource's children; throws the construct's SpecError for a spec it refuses. */
   intents(definition: Kind, key: string, resource: CustomResource): Intent[] {
     const uid = resource.metadata.uid ?? '';
     const generation = resource.metadata.generation;
     const labels = resource.metadata.labels ?? {};
-    const passed = Object.fromEntries(
+    const passed: Record<string, string> = Object.fromEntries(
       this.copyLabels.filter((k) => labels[k] !== undefined).map((k) => [k, labels[k]]),
     );
+    if (this.bucketLabel) passed[this.bucketLabel] = bucketOf(uid);
     const passedKey = JSON.stringify(passed);
     const last = this.last.get(key);
     if (last && last.uid === uid && last.generation === generation && last.passed === passedKey)

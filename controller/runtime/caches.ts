@@ -11,11 +11,14 @@ import type { Logger } from '../log';
 import { Informer, type InformerObserver } from './informer';
 import type { InformerHandlers } from './store';
 import type { Watch } from './watches';
+import { BUCKET_LABEL, SHARD_FIELD, bucketsOf, shardSelector, type HashRanges } from '../sharding/ring';
 
 export class Caches implements ClusterView {
   private readonly objects = new Map<string, Informer[]>();
   /** Metadata-only, per child kind: the objects without our managed-by label (see exists()). */
   private readonly existence = new Map<string, Informer[]>();
+  /** The informers of a member's share: how they hold it (Watch.shardBy), and their own label selector. */
+  private readonly sharded = new Map<Informer, { by: 'uid' | 'bucket'; labelSelector?: string }>();
 
   constructor(
     private readonly client: KubeClient,
@@ -34,9 +37,11 @@ export class Caches implements ClusterView {
     const key = kindKey(watch.type);
     const found = caches.get(key);
     if (found) return found;
-    const { type, labelSelector, indexLabels, metadataOnly, transform } = watch;
+    const { type, labelSelector, indexLabels, metadataOnly, transform, shardBy } = watch;
     const options = {
       ...(labelSelector !== undefined ? { labelSelector } : {}),
+      // A member holds nothing until the ring gives it a share (reshard).
+      ...(shardBy ? { shardSelector: null } : {}),
       ...(indexLabels !== undefined ? { indexLabels: [...indexLabels] } : {}),
       ...(metadataOnly !== undefined ? { metadataOnly } : {}),
       ...(transform ? { transform } : {}),
@@ -46,7 +51,30 @@ export class Caches implements ClusterView {
         new Informer(this.client, { ...options, type, namespace }, handlers, this.log, this.observer),
     );
     caches.set(key, made);
+    if (shardBy) for (const informer of made) this.sharded.set(informer, { by: shardBy, labelSelector });
     return made;
+  }
+
+  /**
+   * Lists and watches the share `ranges` of the sharded caches (none: nothing); resolves once each has
+   * begun to (see Informer.reshard: until they have listed, their kinds are not ready).
+   */
+  async reshard(ranges: HashRanges): Promise<void> {
+    const buckets = bucketsOf(ranges).join(',');
+    await Promise.all(
+      [...this.sharded].map(([informer, { by, labelSelector }]) =>
+        informer.reshard(
+          ranges.length === 0
+            ? { shardSelector: null }
+            : by === 'uid'
+              ? { shardSelector: shardSelector(ranges, SHARD_FIELD)! }
+              : {
+                  shardSelector: undefined,
+                  labelSelector: [labelSelector, `${BUCKET_LABEL} in (${buckets})`].filter(Boolean).join(','),
+                },
+        ),
+      ),
+    );
   }
 
   /** The informers of a type's objects cache. */

@@ -50,13 +50,42 @@ export class Informer<T extends KubeObject = KubeObject> {
     });
   }
 
+  private started = false;
+
   /** Starts listing and watching in the background; a no-op when running. */
   start(): void {
+    this.started = true;
     this.reflector.start();
+  }
+
+  /**
+   * Lists and watches another shard of the objects: other selectors (see ReflectorOptions.shardSelector;
+   * null: none). The watch ends, the cache is listed again with the new selectors (handlers hear of the
+   * objects that came and went as after any relist), and until then the informer has not synced. A no-op
+   * for the same selectors.
+   */
+  async reshard(selectors: { shardSelector?: string | null; labelSelector?: string }): Promise<void> {
+    const next = { ...this.options, ...selectors };
+    if (
+      next.shardSelector === this.options.shardSelector &&
+      next.labelSelector === this.options.labelSelector
+    )
+      return;
+    await this.reflector.stop();
+    this.options.shardSelector = next.shardSelector;
+    this.options.labelSelector = next.labelSelector;
+    this.reflector.reset();
+    if (this.started) this.reflector.start();
+  }
+
+  /** The shard it lists and watches (see ReflectorOptions.shardSelector); undefined: unsharded. */
+  get shardSelector(): string | null | undefined {
+    return this.options.shardSelector;
   }
 
   /** Stops the watch; resolves once the loop has ended. Pending waitForSync calls reject. */
   async stop(): Promise<void> {
+    this.started = false;
     const stopped = this.reflector.stop();
     const waiters = this.syncWaiters;
     this.syncWaiters = [];

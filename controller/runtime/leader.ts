@@ -146,7 +146,11 @@ export class LeaderElector {
     this.log.info('waiting to acquire the lease', { identity: this.options.identity });
     while (!stop.aborted) {
       if (await this.attempt(stop, this.renewDeadlineMs)) break;
-      await sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), stop);
+      // client-go tries every retry period; a standby tries too when the holder's lease expires (on its
+      // own clock), so that a failover takes the lease duration, not up to a retry period more.
+      const retryMs = this.retryPeriodMs * (1 + Math.random() * 0.2);
+      const expiresInMs = this.expiresInMs();
+      await sleep(expiresInMs > 0 ? Math.min(retryMs, expiresInMs + 20) : retryMs, stop);
     }
     if (stop.aborted) return;
 
@@ -293,6 +297,13 @@ export class LeaderElector {
       if (isConflict(err)) return false;
       throw err;
     }
+  }
+
+  /** How long until another holder's lease expires, as we saw it renewed; 0 when none holds it. */
+  private expiresInMs(): number {
+    const spec = this.observed?.spec;
+    if (!spec?.holderIdentity || spec.holderIdentity === this.options.identity) return 0;
+    return this.observedAt + (spec.leaseDurationSeconds ?? 0) * 1000 - Date.now();
   }
 
   /** The lease, or undefined when it does not exist; records what we saw. */

@@ -36,6 +36,7 @@ import type { Logger } from '../log';
 import type { Metrics } from './metrics';
 import { WorkQueue, runWorkers } from './queue';
 import { Reconciler } from '../reconcile/reconciler';
+import { BUCKET_LABEL, type HashRanges } from '../sharding/ring';
 
 interface ManagerOptions {
   /** Namespaces to watch; empty for all. Cluster-scoped kinds are always watched cluster-wide. */
@@ -47,8 +48,13 @@ interface ManagerOptions {
   rollout?: RolloutOptions;
   /** Only the resources this selects, and their children: a shard (`--watch-label-selector`). */
   watchLabelSelector?: string;
-  /** A member of a sharded controller: its ring's labels (controller/sharding). */
+  /** A member of a sharded controller on the labels read path: its ring's labels (controller/sharding). */
   shard?: { label: string; drain: string };
+  /**
+   * A member of a sharded controller on the ranges read path: its caches hold the share the API server's
+   * sharded list and watch give them (nothing until reshard).
+   */
+  shardedWatch?: boolean;
 }
 
 export class Manager implements ClusterView {
@@ -110,6 +116,7 @@ export class Manager implements ClusterView {
       reads: kubeLiveReads(client),
       rollout: options.rollout,
       copyLabels: this.selector?.keys,
+      ...(options.shardedWatch ? { bucketLabel: BUCKET_LABEL } : {}),
       shard: options.shard,
       busy: () => this.queue.length > 0,
       enqueue: (definition, namespace, name) => this.queue.add(objectKey(definition, namespace, name)),
@@ -126,7 +133,7 @@ export class Manager implements ClusterView {
       stateChanged: () => this.states.refresh(),
     };
     this.caches = new Caches(client, options.namespaces, log, observer);
-    for (const watch of watchTable(kinds.kinds, this.selector)) {
+    for (const watch of watchTable(kinds.kinds, this.selector, options.shardedWatch)) {
       this.states.need(watch.kind, this.caches.open(watch, this.handlers(watch)));
     }
     // A CRD installed after the controller started (or reinstalled) is picked up within a second or so,
@@ -263,10 +270,35 @@ export class Manager implements ClusterView {
     return this.states.all();
   }
 
-  /** Ready for traffic: no kind is still filling its caches (a refused kind does not hold the others up). */
+  /**
+   * Ready for traffic: no kind is still filling its caches (a refused kind does not hold the others up);
+   * once ready, a member listing a new share stays so (its webhook serves on).
+   */
   isReady(): boolean {
-    return this.states.isReady();
+    this.readyOnce ||= this.states.isReady();
+    return this.readyOnce;
   }
+  private readyOnce = false;
+
+  /**
+   * A member of a sharded controller on the ranges read path holds `ranges` now (see Caches.reshard).
+   * Until the new share is listed its kinds are not ready: nothing is reconciled from a cache that still
+   * holds what the member is letting go of.
+   */
+  reshard(ranges: HashRanges): Promise<void> {
+    return this.caches.reshard(ranges);
+  }
+
+  /** How many resources of each kind this controller holds (a member of a ring: its share). */
+  heldCounts(): { kind: string; resources: number }[] {
+    return this.kinds.kinds.map((k) => ({ kind: k.kind, resources: this.list(k).length }));
+  }
+
+  /** Resolves once the reconciles in flight now have finished. */
+  async quiesce(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   /**
    * Enqueues every resource of every ready kind, as a periodic resync does (at low priority:
@@ -306,14 +338,17 @@ export class Manager implements ClusterView {
           const started = process.hrtime.bigint();
           let result: 'success' | 'requeue_after' | 'error' = 'success';
           this.metrics.activeWorker(definition.kind, 1);
+          const reconciling = this.reconciler.reconcile(definition, namespace, name);
+          this.inFlight.add(reconciling);
           try {
-            const outcome = await this.reconciler.reconcile(definition, namespace, name);
+            const outcome = await reconciling;
             if (outcome.requeueAfterMs !== undefined) result = 'requeue_after';
             return outcome;
           } catch (err) {
             result = 'error';
             throw err;
           } finally {
+            this.inFlight.delete(reconciling);
             this.metrics.activeWorker(definition.kind, -1);
             this.metrics.reconciled(definition.kind, result, Number(process.hrtime.bigint() - started) / 1e9);
           }

@@ -10,7 +10,7 @@
  * watch through `connectionLost`. A dead watch is aborted, the idle pooled connections dropped, and the
  * cache relisted.
  */
-import type { ApiKind, KubeObject } from '../../constructs/kit';
+import type { KubeObject } from '../../constructs/kit';
 import { sleep } from '../abortable';
 import type { KubeClient } from '../kube/client';
 import { ApiError, isGone, isForbidden, isNotFound } from '../kube/errors';
@@ -18,46 +18,9 @@ import { resourcePath } from '../kube/paths';
 import type { WatchEvent } from '../kube/watch';
 import type { Logger } from '../log';
 import type { Store } from './store';
+import type { ReflectorEvents, ReflectorOptions } from './reflector-options';
 
-export interface ReflectorOptions {
-  type: ApiKind;
-  /** Watch one namespace only. Default: all namespaces (and always for cluster-scoped kinds). */
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  /**
-   * Server-side timeout of each watch request: a random value between it and twice it, so that many
-   * informers do not re-watch in lockstep. Default: 300 s, as client-go (a re-watch every 5-10 minutes:
-   * an idle informer costs nothing in between).
-   */
-  watchTimeoutSeconds?: number;
-  /** A watch not ended by the server this long after its timeoutSeconds is dead. Default: 5 000 ms. */
-  deadlineGraceMs?: number;
-  /**
-   * A watch that has sent nothing (no event, no bookmark) for this long is dead. Default: 75 000 ms: the
-   * API server's watch cache sends every watch a bookmark at least once a minute. 0: never.
-   */
-  inactivityMs?: number;
-  /** Retry delays after errors: doubling from initialMs up to maxMs, with jitter. Default: 800 ms to 30 s. */
-  backoff?: { initialMs: number; maxMs: number };
-  /** Page size of LIST requests. Default: 500. */
-  pageSize?: number;
-  /**
-   * Ask the server for metadata only (PartialObjectMetadata), for a cache that needs to know what exists
-   * but not what it holds. Objects then come as kind PartialObjectMetadata, apiVersion meta.k8s.io/v1.
-   */
-  metadataOnly?: boolean;
-}
-
-/** What a reflector tells its informer besides the objects. */
-export interface ReflectorEvents {
-  /** The first list filled the store. */
-  synced(): void;
-  /** It synced, or its list or watch started or stopped failing (see `Reflector.failure`). */
-  stateChanged(): void;
-  /** A watch ended and another watch or a list follows: `timeout`, `expired`, `inactive`, `deadline`, `error`. */
-  watchRestarts(reason: string): void;
-}
+export type { ReflectorOptions, ReflectorEvents } from './reflector-options';
 
 const LIST_PAGE_TIMEOUT_MS = 20_000;
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
@@ -121,6 +84,17 @@ export class Reflector<T extends KubeObject> {
     return this.resourceVersion;
   }
 
+  /**
+   * Forgets what it listed, so that the next start lists again (with options changed meanwhile: a new
+   * shard selector) and counts as synced only then. Call while stopped.
+   */
+  reset(): void {
+    this.resourceVersion = undefined;
+    this.synced = false;
+    this.lastFailure = undefined;
+    this.events.stateChanged();
+  }
+
   /** Retries at once if waiting out a backoff; a no-op otherwise. */
   retryNow(): void {
     this.wake.abort();
@@ -143,6 +117,14 @@ export class Reflector<T extends KubeObject> {
     const backoff = this.options.backoff ?? { initialMs: 800, maxMs: 30_000 };
     let failures = 0;
     let needList = true;
+    if (this.options.shardSelector === null) {
+      // A shard with no ranges: nothing to ask the API server; the cache is empty and complete.
+      this.store.replace([]);
+      this.synced = true;
+      this.failed(undefined, true);
+      this.events.synced();
+      return;
+    }
     while (!signal.aborted) {
       try {
         if (needList) {
@@ -228,6 +210,7 @@ export class Reflector<T extends KubeObject> {
         query: {
           labelSelector: this.options.labelSelector,
           fieldSelector: this.options.fieldSelector,
+          shardSelector: this.options.shardSelector ?? undefined,
           limit: this.options.pageSize ?? 500,
           continue: cont,
         },
@@ -306,6 +289,7 @@ export class Reflector<T extends KubeObject> {
         query: {
           labelSelector: this.options.labelSelector,
           fieldSelector: this.options.fieldSelector,
+          shardSelector: this.options.shardSelector ?? undefined,
           resourceVersion: this.resourceVersion,
           allowWatchBookmarks: true,
           timeoutSeconds,

@@ -3,21 +3,22 @@
  * the health and metrics servers, leader election and a bounded shutdown. `reconstruct controller` parses
  * its flags into these settings; a program that embeds the controller calls `runController` itself.
  */
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { KindRegistry, type Kind, type RolloutOptions } from '../../constructs/kit';
 import { LeaderElector } from './leader';
-import { RING_LABEL, drainLabel, shardLabel } from '../sharding/members';
+import { RING_LABEL, drainLabel, memberName, shardLabel } from '../sharding/members';
 import { Sharder } from '../sharding/sharder';
+import { ShardMember } from '../sharding/member';
+import { sharderMetrics, watchShare } from '../sharding/metrics';
+import { SettingsError, chooseReadPath, shareCheck } from '../sharding/read-path';
 import { loadClient, type KubeClient } from '../kube/client';
 import { createLogger, type Logger } from '../log';
 import { Manager } from './manager';
 import { Metrics } from './metrics';
 import { MetricsAuthorizer } from './metrics-auth';
 import { HealthServer, hostOf, isLoopback } from './server';
-import { selfSignedCertificate } from '../kube/self-signed';
+import { metricsCertificate } from '../kube/self-signed';
 import { WEBHOOK_CA_SECRET } from '../kube/certificates';
 import { ConversionWebhook, versionedKinds, type WebhookClientConfig } from './conversion-webhook';
 
@@ -76,14 +77,23 @@ export interface ControllerSettings {
   /**
    * Share the resources among the replicas (controller/sharding): each a member of the ring through a
    * Lease of its own, the ring's leader (the holder of `leaseName`) assigning resources to members by
-   * consistent hashing of their namespaces, each member reconciling and caching only its own.
+   * consistent hashing, each member reconciling and caching only its own.
    */
   sharding?: boolean;
+  /**
+   * How members read their share (resources are placed by their uid either way). `on`: the API server's
+   * sharded list and watch (KEP-5866) of the member's hash ranges, and its children by the bucket label
+   * each carries; nothing is written to move a resource. `off`: a label the ring's leader writes on each
+   * resource, copied onto its children. `auto`: `on` when the API server serves it. @default 'auto'
+   */
+  shardedWatch?: 'auto' | 'on' | 'off';
   /** The ring's name, in the labels of its Leases and resources. @default - leaseName */
   shardRing?: string;
   /** @default - a logger of logLevel and logFormat on standard error */
   log?: Logger;
 }
+
+export { SettingsError };
 
 export const DEFAULT_SETTINGS: ControllerSettings = {
   namespaces: [],
@@ -109,17 +119,6 @@ export const DEFAULT_SETTINGS: ControllerSettings = {
 export function defaultLeaseName(selector?: string): string {
   if (!selector) return DEFAULT_SETTINGS.leaseName;
   return `${DEFAULT_SETTINGS.leaseName}-${createHash('sha256').update(selector.trim()).digest('hex').slice(0, 10)}`;
-}
-
-/** A member's name, which names its Lease: the host's (a pod's name), made a DNS label, and a suffix. */
-export function memberName(host: string, suffix: string): string {
-  const base = host
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 52)
-    .replace(/-+$/, '');
-  return `${base || 'reconstruct'}-${suffix}`;
 }
 
 function withTimeout(promise: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {
@@ -152,23 +151,56 @@ export async function runController(
   const sharding = settings.sharding
     ? { ring: settings.shardRing ?? settings.leaseName, member: memberName(hostname(), suffix) }
     : undefined;
+  const readPath = sharding ? await chooseReadPath(client, settings, log, signal) : undefined;
   if (sharding) {
     const { ring, member } = sharding;
-    settings.watchLabelSelector = [settings.watchLabelSelector, `${shardLabel(ring)}=${member}`]
-      .filter(Boolean)
-      .join(',');
-    log.info('a member of the ring', { ring, member, lease: `${settings.leaseNamespace}/${member}` });
+    if (readPath === 'labels')
+      settings.watchLabelSelector = [settings.watchLabelSelector, `${shardLabel(ring)}=${member}`]
+        .filter(Boolean)
+        .join(',');
+    log.info('a member of the ring', {
+      ring,
+      member,
+      lease: `${settings.leaseNamespace}/${member}`,
+      readPath,
+    });
   }
   const manager = new Manager(
     client,
     registry,
     {
       ...settings,
-      ...(sharding ? { shard: { label: shardLabel(sharding.ring), drain: drainLabel(sharding.ring) } } : {}),
+      ...(sharding && readPath === 'labels'
+        ? { shard: { label: shardLabel(sharding.ring), drain: drainLabel(sharding.ring) } }
+        : {}),
+      shardedWatch: readPath === 'ranges',
     },
     log,
     metrics,
   );
+  // On the ranges read path: the member's share, from the ring's record (controller/sharding/member).
+  const shardMember =
+    sharding && readPath === 'ranges'
+      ? new ShardMember({
+          client,
+          ring: sharding.ring,
+          member: sharding.member,
+          leaseNamespace: settings.leaseNamespace,
+          log,
+          hold: (ranges) => manager.reshard(ranges),
+          quiesce: () => manager.quiesce(),
+        })
+      : undefined;
+  if (sharding)
+    watchShare(
+      metrics.registry,
+      sharding.ring,
+      sharding.member,
+      () => manager.heldCounts(),
+      shardMember
+        ? () => ({ generation: shardMember.share.generation, ranges: shardMember.share.ranges.length })
+        : undefined,
+    );
   if (settings.watchLabelSelector && !sharding)
     log.info('watching the resources a label selector selects, and their children', {
       selector: settings.watchLabelSelector,
@@ -180,12 +212,14 @@ export async function runController(
   // /readyz?verbose and does not hold the others up.
   const probes = {
     ready: () => manager.isReady(),
-    checks: () =>
-      manager.kindStates().map((k) => ({
+    checks: () => [
+      ...manager.kindStates().map((k) => ({
         name: `kind ${k.kind}`,
         ok: k.state === 'ready',
         message: k.state === 'unavailable' ? `unavailable: ${k.message ?? ''}` : k.state,
       })),
+      ...(sharding ? [shareCheck(sharding, readPath!, shardMember?.share)] : []),
+    ],
     metrics: () => metrics.render(),
   };
   // The probes' port serves /metrics too only on loopback (a local run, the tests): a kubelet's probes need
@@ -257,6 +291,7 @@ export async function runController(
       void membership.run({
         onStartedLeading: () => {
           log.info('joined the ring', sharding);
+          shardMember?.start();
           startWorking();
         },
         onStoppedLeading: () => {
@@ -278,6 +313,8 @@ export async function runController(
             leaseNamespace: settings.leaseNamespace,
             identity,
             namespaces: settings.namespaces,
+            readPath,
+            metrics: sharderMetrics(metrics.registry, sharding.ring),
             log: log.child({ ring: sharding.ring }),
           });
           sharder.start();
@@ -305,6 +342,7 @@ export async function runController(
     log.warn('events still waiting at shutdown were not sent');
   }
   await sharder?.stop();
+  await shardMember?.stop();
   if (elector) await elector.release();
   // Its resources go to the others at once, not after its Lease expires: it has stopped working on them.
   if (membership) await membership.release();
@@ -350,14 +388,4 @@ function webhookClientConfig(
     return { service: { namespace: m[1], name: m[2], port: Number(m[3] ?? 443), path: '/convert' } };
   }
   return { url: settings.webhookUrl ?? 'https://127.0.0.1:{port}/convert' };
-}
-
-/** The metrics server's key and certificate: from `dir` (tls.key, tls.crt), else self-signed now. */
-function metricsCertificate(dir: string | undefined): { key: string; cert: string } {
-  if (dir)
-    return {
-      key: readFileSync(join(dir, 'tls.key'), 'utf8'),
-      cert: readFileSync(join(dir, 'tls.crt'), 'utf8'),
-    };
-  return selfSignedCertificate([hostname(), 'localhost', '127.0.0.1']);
 }

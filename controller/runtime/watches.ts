@@ -18,6 +18,7 @@ import {
   type Kind,
   type KubeObject,
 } from '../../constructs/kit';
+import { kindKey } from '../../constructs/kit/api-kind';
 import type { LabelSelector } from './label-selector';
 import { anyUpdate, metadataOrSpecChanged, type UpdatePredicate } from './predicates';
 
@@ -48,6 +49,13 @@ export interface Watch {
   /** Which updates are worth a reconcile. */
   readonly worthIt: UpdatePredicate;
   readonly enqueue: Enqueue;
+  /**
+   * On the ranges read path of a sharded controller (controller/sharding/ring-record), how the cache holds
+   * only the member's share: `uid`, the API server's sharded list and watch of the hash ranges of the
+   * objects' uids (the resources); `bucket`, a label selector of the buckets those ranges touch (the
+   * children, which carry their resource's bucket). None: every object.
+   */
+  readonly shardBy?: 'uid' | 'bucket';
 }
 
 /** What the existence cache keeps of an object: enough to name it. */
@@ -80,11 +88,12 @@ const SUSPENSION_ANNOTATIONS = [RECONCILE_ANNOTATION, SUSPENDED_BY_ANNOTATION, S
  * The resources of the kind: a change to their metadata or spec (not their status, which we write). With
  * a selector (`--watch-label-selector`), those it selects: this controller's shard.
  */
-export const resources = (kind: Kind, selector?: LabelSelector): Watch => ({
+export const resources = (kind: Kind, selector?: LabelSelector, sharded = false): Watch => ({
   kind,
   type: kind,
   cache: 'objects',
   ...(selector ? { labelSelector: selector.text } : {}),
+  ...(sharded ? { shardBy: 'uid' as const } : {}),
   onAdd: true,
   worthIt: metadataOrSpecChanged,
   enqueue: { to: 'resource' },
@@ -95,11 +104,12 @@ export const resources = (kind: Kind, selector?: LabelSelector): Watch => ({
  * manage, not with the cluster; indexed by ApplySet, so that pruning looks at one resource's children.
  * With a selector, also that: children carry their resource's labels of the keys it names.
  */
-export const children = (kind: Kind, type: ApiKind, selector?: LabelSelector): Watch => ({
+export const children = (kind: Kind, type: ApiKind, selector?: LabelSelector, sharded = false): Watch => ({
   kind,
   type,
   cache: 'objects',
   labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}${selector ? `,${selector.text}` : ''}`,
+  ...(sharded ? { shardBy: 'bucket' as const } : {}),
   indexLabels: [LABEL_PART_OF],
   onAdd: true,
   worthIt: anyUpdate,
@@ -142,13 +152,22 @@ export const extra = (kind: Kind, watch: ExtraWatch): Watch => ({
  * first, then children (write-only kinds are never read: no cache, no permission to list them), then the
  * kinds' extra watches. A selector narrows the resources and their children to one shard; the objects in
  * their way, and the extra watches, are the cluster's.
+ *
+ * `sharded` (the ranges read path): each resource cache holds the member's share of the hash ranges of
+ * uids, each child type's cache the children of the buckets those ranges touch; but a type an extra watch
+ * reads too, whose cache holds every object of the type.
  */
-export function watchTable(kinds: readonly Kind[], selector?: LabelSelector): Watch[] {
+export function watchTable(kinds: readonly Kind[], selector?: LabelSelector, sharded = false): Watch[] {
   const read = (kind: Kind) => kind.children.filter((t) => !isWriteOnly(t));
+  const watched = new Set(kinds.flatMap((k) => k.watches.map((w) => kindKey(w.type))));
+  const shardChildren = (type: ApiKind) => sharded && !watched.has(kindKey(type));
   return [
-    ...kinds.map((kind) => resources(kind, selector)),
+    ...kinds.map((kind) => resources(kind, selector, sharded)),
     ...kinds.flatMap((kind) =>
-      read(kind).flatMap((type) => [children(kind, type, selector), blockers(kind, type)]),
+      read(kind).flatMap((type) => [
+        children(kind, type, selector, shardChildren(type)),
+        blockers(kind, type),
+      ]),
     ),
     ...kinds.flatMap((kind) => kind.watches.map((watch) => extra(kind, watch))),
   ];

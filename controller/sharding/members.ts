@@ -56,3 +56,14 @@ export function memberState(lease: MemberLease, now: number, renewedAt?: number)
  * them first) until its Lease is taken over.
  */
 export const isAvailable = (state: MemberState): boolean => state === 'ready' || state === 'expired';
+
+/** A member's name, which names its Lease: the host's (a pod's name), made a DNS label, and a suffix. */
+export function memberName(host: string, suffix: string): string {
+  const base = host
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 52)
+    .replace(/-+$/, '');
+  return `${base || 'reconstruct'}-${suffix}`;
+}

@@ -6,9 +6,10 @@
  * exactly its share of the resources: `shardRange(object.metadata.uid, '0x…', '0x…') || …`.
  *
  * A resource is placed by its uid: every resource on its own, so that shares are even however the
- * resources are spread over namespaces (by namespace, 30 namespaces are 30 lumps), cluster-scoped ones
- * too. Its children follow it by label: they carry its member's label, which no hash of theirs could
- * give. Pure: the members come from their Leases (./members).
+ * resources are spread over namespaces (by namespace, 30 namespaces are 30 lumps, one namespace one lump),
+ * cluster-scoped ones too. Its children follow it by label, which no hash of theirs could give: its
+ * member's (the labels read path) or its bucket (the ranges read path, bucketOf). Pure: the members come
+ * from their Leases (./members).
  */
 
 import { createHash } from 'node:crypto';
@@ -110,6 +111,56 @@ export class HashRing {
     if (tokens.length > 0 && tokens[0].member === member) add(tokens[tokens.length - 1].at + 1n, HASH_SPACE);
     return ranges;
   }
+}
+
+/** The hashes both `a` and `b` hold: what a member keeps of its share while its new one is not settled. */
+export function intersectRanges(a: HashRanges, b: HashRanges): HashRanges {
+  const out: [bigint, bigint][] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const start = a[i][0] > b[j][0] ? a[i][0] : b[j][0];
+    const end = a[i][1] < b[j][1] ? a[i][1] : b[j][1];
+    if (start < end) out.push([start, end]);
+    if (a[i][1] < b[j][1]) i++;
+    else j++;
+  }
+  return out;
+}
+
+/** Whether `hash` is in `ranges`. */
+export const inRanges = (ranges: HashRanges, hash: bigint): boolean =>
+  ranges.some(([start, end]) => start <= hash && hash < end);
+
+/** Whether two shares are the same. */
+export const sameRanges = (a: HashRanges, b: HashRanges): boolean =>
+  a.length === b.length && a.every(([s, e], i) => s === b[i][0] && e === b[i][1]);
+
+/**
+ * The children of a resource on the ranges read path carry its bucket: the top 12 bits of its hash, 3 hex
+ * digits. No hash of a child's own gives its resource's member, so a member lists and watches children by
+ * the buckets its ranges touch (bucketsOf): a label selector of about 4096/N values, and the children of the
+ * about 3 % of buckets a range boundary cuts are cached by the two members that share the bucket (events of
+ * a child whose resource another member holds wake nothing here).
+ */
+export const BUCKET_LABEL = 'sharding.reconstruct.dev/bucket';
+const BUCKET_SHIFT = 52n;
+
+/** The bucket of a resource of `uid`. */
+export const bucketOf = (uid: string): string =>
+  (placementHash(uid) >> BUCKET_SHIFT).toString(16).padStart(3, '0');
+
+/** The buckets `ranges` touch, in order. */
+export function bucketsOf(ranges: HashRanges): string[] {
+  const out: string[] = [];
+  let next = 0n;
+  for (const [start, end] of ranges) {
+    let b = start >> BUCKET_SHIFT;
+    if (b < next) b = next;
+    for (; b <= (end - 1n) >> BUCKET_SHIFT; b++) out.push(b.toString(16).padStart(3, '0'));
+    next = b;
+  }
+  return out;
 }
 
 /** A hash as the API server writes range bounds: `0x` and 16 hex digits (2^64: 17). */

@@ -15,6 +15,8 @@ import type { Logger } from '../log';
 import { Informer } from '../runtime/informer';
 import { microTime } from '../runtime/leader';
 import { labelsOf, plan, type Move, type Placed } from './assign';
+import { nextRecord, readRecord, recordAnnotations, recordName, sameRecord } from './ring-record';
+import type { SharderMetrics } from './metrics';
 import {
   RING_LABEL,
   STATE_LABEL,
@@ -35,13 +37,16 @@ export interface SharderOptions {
   /** The namespaces watched; empty for all. */
   readonly namespaces: readonly string[];
   readonly log: Logger;
-  /** Told of every move made, and of each pass's members. */
-  readonly observe?: {
-    moved?(move: Move): void;
-    members?(states: ReadonlyMap<string, MemberState>): void;
-  };
+  /** Counts its moves, ring calculations and members (./metrics). */
+  readonly metrics?: SharderMetrics;
   /** How often a pass runs without an event. @default 1000 ms */
   readonly periodMs?: number;
+  /**
+   * How members read their share: `labels`, the shard label this leader writes on each resource; `ranges`,
+   * the API server's sharded list and watch of the ranges of the ring it publishes (./ring-record).
+   * @default 'labels'
+   */
+  readonly readPath?: 'labels' | 'ranges';
 }
 
 /** Writes at once: the first assignment of many resources is a burst of small patches. */
@@ -50,6 +55,8 @@ const CONCURRENCY = 8;
 export class Sharder {
   private readonly leases: Informer;
   private readonly parents: Informer[] = [];
+  /** The ring's record, on the ranges read path. */
+  private readonly record?: Informer;
   private readonly writer: KubeWriter;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -57,6 +64,8 @@ export class Sharder {
   private readonly renewals = new Map<string, { renewTime: string; at: number }>();
   private again = false;
   private stopped = false;
+  /** The ready members of the last pass, comma-separated. */
+  private lastMembers?: string;
 
   constructor(private readonly options: SharderOptions) {
     const { client, ring, leaseNamespace, kinds, namespaces } = options;
@@ -68,6 +77,16 @@ export class Sharder {
       onChange,
       options.log,
     );
+    if (options.readPath === 'ranges') {
+      // No labels to write: the members' caches take their ranges from the record.
+      this.record = new Informer(
+        client,
+        { type: LEASE, namespace: leaseNamespace, fieldSelector: `metadata.name=${recordName(ring)}` },
+        onChange,
+        options.log,
+      );
+      return;
+    }
     const keep = [shardLabel(ring), drainLabel(ring)];
     const transform = (obj: KubeObject): KubeObject => {
       const labels = Object.fromEntries(
@@ -97,9 +116,13 @@ export class Sharder {
     }
   }
 
+  /** Every informer it reads. */
+  private get informers(): Informer[] {
+    return [this.leases, ...this.parents, ...(this.record ? [this.record] : [])];
+  }
+
   start(): void {
-    this.leases.start();
-    for (const informer of this.parents) informer.start();
+    for (const informer of this.informers) informer.start();
     this.timer = setInterval(() => this.pass(), this.options.periodMs ?? 1000);
     this.pass();
   }
@@ -108,7 +131,7 @@ export class Sharder {
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;
-    await Promise.all([this.leases, ...this.parents].map((i) => i.stop()));
+    await Promise.all(this.informers.map((i) => i.stop()));
   }
 
   /**
@@ -142,7 +165,7 @@ export class Sharder {
   }
 
   private async once(): Promise<void> {
-    if (![this.leases, ...this.parents].every((i) => i.hasSynced())) return;
+    if (!this.informers.every((i) => i.hasSynced())) return;
     const { ring, log } = this.options;
     const leases = this.leases.list() as unknown as (MemberLease & KubeObject)[];
     const objects: Placed[] = this.parents.flatMap((informer) =>
@@ -158,7 +181,16 @@ export class Sharder {
     for (const name of this.renewals.keys())
       if (!leases.some((l) => l.metadata.name === name)) this.renewals.delete(name);
     const decided = plan(ring, leases, objects, now, (lease) => this.renewedAt(lease, now));
-    this.options.observe?.members?.(decided.states);
+    const counts: Record<string, number> = {};
+    for (const state of decided.states.values()) counts[state] = (counts[state] ?? 0) + 1;
+    this.options.metrics?.members(counts);
+    // The labels path's ring calculations: each new set of ready members (the ranges path counts its
+    // generations).
+    const members = decided.members.join(',');
+    if (!this.record && members !== this.lastMembers) {
+      this.lastMembers = members;
+      this.options.metrics?.calculated();
+    }
     for (const name of decided.takeOver) await this.takeOver(leases.find((l) => l.metadata.name === name)!);
     for (const name of decided.remove) {
       await this.writer
@@ -182,11 +214,43 @@ export class Sharder {
           })
           .catch((err: Error) => log.debug('could not label a Lease with its state', { error: err.message }));
     }
+    if (this.record) return this.publish(leases, decided.members, decided.states);
     const moves = [...decided.moves];
     const work = async () => {
       for (let move = moves.shift(); move; move = moves.shift()) await this.move(move);
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, work));
+  }
+
+  /**
+   * The ranges read path: writes the ring's record when its members changed (a new generation) or every
+   * member still working has acknowledged its generation (settled).
+   */
+  private async publish(
+    leases: readonly (MemberLease & KubeObject)[],
+    ready: readonly string[],
+    states: ReadonlyMap<string, MemberState>,
+  ): Promise<void> {
+    const { ring, leaseNamespace, log } = this.options;
+    const name = recordName(ring);
+    const found = this.record!.get(leaseNamespace, name);
+    const current = readRecord(found?.metadata.annotations);
+    const next = nextRecord(current, ready, leases, states);
+    if (sameRecord(current, next)) return;
+    const annotations = recordAnnotations(next);
+    if (found) {
+      await this.writer.mergePatch(LEASE, leaseNamespace, name, { metadata: { annotations } });
+    } else {
+      await this.options.client.request({
+        method: 'POST',
+        path: resourcePath(LEASE, leaseNamespace),
+        body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, annotations } },
+      });
+    }
+    if (next.generation !== current?.generation)
+      log.info('the ring changed', { generation: next.generation, members: next.members });
+    else log.info('every member has taken up the ring', { generation: next.generation });
+    if (next.generation !== current?.generation) this.options.metrics?.calculated();
   }
 
   private async move(move: Move): Promise<void> {
@@ -195,7 +259,8 @@ export class Sharder {
       await this.writer.mergePatch(type, type.namespaced ? namespace : undefined, name, {
         metadata: { labels: labelsOf(this.options.ring, move) },
       });
-      this.options.observe?.moved?.(move);
+      if (move.action === 'drain') this.options.metrics?.drained(type);
+      else if (move.action === 'assign') this.options.metrics?.assigned(type, move.from !== undefined);
     } catch (err) {
       if (!isNotFound(err))
         this.options.log.warn('could not label a resource for its member', {

@@ -24,9 +24,19 @@ export interface RunningController {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-async function fetchText(url: string): Promise<{ status: number; text: string }> {
-  const res = await fetch(url);
-  return { status: res.status, text: await res.text() };
+/**
+ * GET `url`. Once more if the connection was closed under the request: fetch reuses a kept-alive
+ * connection that the server may be closing just then (its keep-alive timeout, 5 s).
+ */
+async function fetchText(url: string, again = true): Promise<{ status: number; text: string }> {
+  try {
+    const res = await fetch(url);
+    return { status: res.status, text: await res.text() };
+  } catch (err) {
+    const cause = (err as Error).cause;
+    if (!again || !/other side closed|ECONNRESET/.test(cause instanceof Error ? cause.message : '')) throw err;
+    return fetchText(url, false);
+  }
 }
 
 /** The controllers started by the current test file, and how many 403s of each were reported. */

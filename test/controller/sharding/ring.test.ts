@@ -8,6 +8,10 @@ import {
   HashRing,
   fnv1a64,
   hexBound,
+  bucketOf,
+  bucketsOf,
+  inRanges,
+  intersectRanges,
   placementHash,
   shardSelector,
 } from '../../../controller/sharding/ring';
@@ -120,5 +124,59 @@ describe('shardSelector', () => {
         "shardRange(object.metadata.uid, '0x0000000000000020', '0x10000000000000000')",
     );
     expect(shardSelector([])).toBeUndefined();
+  });
+});
+
+describe('intersectRanges', () => {
+  it('keeps what both shares hold', () => {
+    expect(
+      intersectRanges(
+        [
+          [0n, 10n],
+          [20n, 30n],
+        ],
+        [
+          [5n, 25n],
+          [28n, 40n],
+        ],
+      ),
+    ).toEqual([
+      [5n, 10n],
+      [20n, 25n],
+      [28n, 30n],
+    ]);
+    expect(intersectRanges([[0n, 10n]], [[10n, 20n]])).toEqual([]);
+    expect(intersectRanges([], [[0n, 5n]])).toEqual([]);
+  });
+
+  it("gives a member of a ring what it held in the old ring and keeps in the new, and no other member's", () => {
+    const before = new HashRing(['a', 'b', 'c']);
+    const after = new HashRing(['a', 'b', 'c', 'd']);
+    const kept = intersectRanges(before.rangesOf('a'), after.rangesOf('a'));
+    for (let i = 0; i < 2000; i++) {
+      const hash = (HASH_SPACE / 2000n) * BigInt(i) + 7n;
+      expect(inRanges(kept, hash)).toBe(before.memberOf(hash) === 'a' && after.memberOf(hash) === 'a');
+    }
+  });
+});
+
+describe('buckets', () => {
+  it("name the top 12 bits of a resource's hash, and a member's buckets are those its ranges touch", () => {
+    const ring = new HashRing(['a', 'b', 'c']);
+    const ids = uids(3000);
+    for (const member of ['a', 'b', 'c']) {
+      const buckets = new Set(bucketsOf(ring.rangesOf(member)));
+      // Every resource of its share is in one of its buckets.
+      for (const uid of ids)
+        if (ring.memberFor(uid) === member) expect(buckets.has(bucketOf(uid))).toBe(true);
+      // Its share of the 4096, plus the ones cut by the two ends of a range.
+      const ranges = ring.rangesOf(member);
+      const share = Number(ranges.reduce((n, [s, e]) => n + (e - s), 0n) >> 52n);
+      expect(buckets.size).toBeGreaterThanOrEqual(share);
+      expect(buckets.size).toBeLessThanOrEqual(share + 2 * ranges.length);
+    }
+    expect(bucketOf(ids[0])).toMatch(/^[0-9a-f]{3}$/);
+    expect(bucketsOf([[0n, HASH_SPACE]])).toHaveLength(4096);
+    expect(bucketsOf([])).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Dynamic shards on the local control plane, cluster-wide as an install runs them (`reconstruct controller --sharding`): three members, each
+ * Dynamic shards on the labels read path, cluster-wide as an install runs them (`reconstruct controller
+ * --sharding --sharded-watch off`; the ranges read path is sharded-watch.cluster.test.ts): three members, each
  * through a Lease of its own, the ring's leader assigning each of 300 Memcached in 30 namespaces to one. Every
  * member holds a share and only its own children; a member SIGKILLed loses its share to the others once
  * its Lease is taken over; a member that joins takes a share through the drain handshake; a member
@@ -7,7 +8,8 @@
  */
 import { drainLabel, RING_LABEL, shardLabel } from '../../../controller/sharding/members';
 import { HashRing } from '../../../controller/sharding/ring';
-import { type RunningController, startController } from '../../support/controller';
+import type { RunningController } from '../../support/controller';
+import { memberOf, startMember } from './member-process';
 import {
   applyYaml,
   createNamespace,
@@ -39,12 +41,7 @@ interface List<T> {
   items: T[];
 }
 
-const start = () =>
-  startController(['--sharding', '--shard-ring', ring, '--lease-namespace', home, '--lease-duration', '10']);
-
-/** The member a controller is, from its log. */
-const memberOf = (c: RunningController): string =>
-  (JSON.parse(c.logs.find((l) => l.includes('"a member of the ring"'))!) as { member: string }).member;
+const start = () => startMember(ring, home, 'off');
 
 /** Every Memcached of the test, with its labels. */
 const memcacheds = () =>

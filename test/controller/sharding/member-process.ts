@@ -1,0 +1,25 @@
+/** A member of a ring as the sharding cluster tests start it: a controller process with --sharding. */
+import { type RunningController, startController } from '../../support/controller';
+
+/** Starts a member of `ring`, its Lease in `leaseNamespace`, reading its share by `sharded-watch`. */
+export const startMember = (
+  ring: string,
+  leaseNamespace: string,
+  shardedWatch: 'on' | 'off',
+  leaseSeconds = 10,
+): Promise<RunningController> =>
+  startController([
+    '--sharding',
+    '--sharded-watch',
+    shardedWatch,
+    '--shard-ring',
+    ring,
+    '--lease-namespace',
+    leaseNamespace,
+    '--lease-duration',
+    String(leaseSeconds),
+  ]);
+
+/** The member a controller is (the name of its Lease), from its log. */
+export const memberOf = (c: RunningController): string =>
+  (JSON.parse(c.logs.find((l) => l.includes('"a member of the ring"'))!) as { member: string }).member;
