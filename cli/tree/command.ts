@@ -3,7 +3,7 @@
  * whether it is ready and why not; `-o json` for scripts.
  */
 import { loadClient } from '../../controller/kube/client';
-import { readResources, treeOf, type Tree } from './walk';
+import { readResources, readRings, treeOf, type Tree } from './walk';
 import { KINDS_HELP, commandKinds, findKind, parseCommand } from '../kinds';
 
 const TREE_HELP = `Usage: reconstruct tree KIND[/NAME] [-n NAMESPACE | -A] [-o text|json] [--kubeconfig FILE]
@@ -24,7 +24,8 @@ ${KINDS_HELP}
   -h, --help            show this help
 
 A resource being deleted says so, with the finalizers that hold it (its Ready condition says why, in
-its kind's words).
+its kind's words). With a sharded controller (--sharding), the member that holds the resource is shown,
+and whether it is being moved.
 
 Exit status: 0 when every resource shown is Ready, 1 when one is not or is being deleted (or none was
 found), 2 on an error.
@@ -41,6 +42,16 @@ export function formatTree(tree: Tree): string {
     `${tree.kind} ${where}  Ready=${ready?.status ?? 'Unknown'}${ready?.reason ? ` ${ready.reason}` : ''}${revision}`,
   ];
   if (ready?.message) lines.push(`  ${ready.message}`);
+  const { shard } = tree;
+  if (shard) {
+    // On the ranges read path the member shown is the new ring's, which takes the resource up once it settles.
+    const moving = !shard.moving
+      ? ''
+      : shard.path === 'labels'
+        ? ' (being moved)'
+        : ' once the ring settles (its members are changing)';
+    lines.push(`  held by member ${shard.member} of ring ${shard.ring}${moving}`);
+  }
   const { deletion } = tree;
   if (deletion) {
     const held = deletion.finalizers.length > 0 ? `, held by ${deletion.finalizers.join(', ')}` : '';
@@ -122,8 +133,9 @@ export async function treeCommand(
       );
       return 1;
     }
+    const rings = await readRings(client);
     const trees: Tree[] = [];
-    for (const r of resources) trees.push(await treeOf(client, definition, r));
+    for (const r of resources) trees.push(await treeOf(client, definition, r, rings));
     out.write(
       format === 'json'
         ? `${JSON.stringify(name ? trees[0] : trees, null, 2)}\n`

@@ -6,6 +6,7 @@
 import {
   LABEL_MANAGED_BY,
   LABEL_PART_OF,
+  LEASE,
   MANAGER,
   applySetId,
   childReadiness,
@@ -22,6 +23,9 @@ import { isForbidden, isNotFound } from '../../controller/kube/errors';
 import { kubeLiveReads } from '../../controller/kube/live-reads';
 import { resourcePath } from '../../controller/kube/paths';
 import { whyStuck } from '../../controller/reconcile/troubles';
+import { drainLabel, shardLabel } from '../../controller/sharding/members';
+import { HashRing } from '../../controller/sharding/ring';
+import { RECORD_LABEL, readRecord, type RingRecord } from '../../controller/sharding/ring-record';
 import { saysWhyStuck } from '../../constructs/kit/pod-trouble';
 
 interface TreeChild {
@@ -33,6 +37,26 @@ interface TreeChild {
   readonly state: 'Ready' | 'NotReady' | 'Unknown' | 'Stale';
   readonly reason: string;
   readonly message: string;
+}
+
+/** The member of a sharded controller that holds a resource (docs/SCALING.md, Dynamic shards). */
+export interface Shard {
+  readonly ring: string;
+  readonly member: string;
+  /** Where the member was read: the resource's shard label, or the ring's record and the resource's uid. */
+  readonly path: 'labels' | 'ranges';
+  /**
+   * labels: the member is letting go of the resource (its drain label), which then moves to another.
+   * ranges: the ring's members are changing, and the member shown holds the resource once they have settled.
+   */
+  readonly moving?: boolean;
+}
+
+/** A ring's record, as its leader publishes it for the ranges read path, and the hash ring it makes. */
+export interface Ring {
+  readonly name: string;
+  readonly record: RingRecord;
+  readonly hashRing: HashRing;
 }
 
 export interface Tree {
@@ -47,6 +71,8 @@ export interface Tree {
   /** Set while the resource is being deleted: since when, and the finalizers that still hold it. */
   readonly deletion?: { readonly since: string; readonly finalizers: readonly string[] };
   readonly conditions: readonly { type: string; status: string; reason?: string; message?: string }[];
+  /** The member of a sharded controller that holds the resource; undefined when none is known. */
+  readonly shard?: Shard;
   readonly children: readonly TreeChild[];
 }
 
@@ -88,8 +114,63 @@ export async function readResources(
   return list.items.map((o) => ({ ...o, apiVersion: definition.apiVersion, kind: definition.kind }));
 }
 
-/** The tree of one resource as the cluster has it now. */
-export async function treeOf(client: KubeClient, definition: Kind, resource: CustomResource): Promise<Tree> {
+/**
+ * The rings of the cluster whose leaders publish a record (the ranges read path), sorted by name. Read once
+ * per command: every resource's member comes from the same records. None for a user who may not list Leases.
+ */
+export async function readRings(client: KubeClient): Promise<Ring[]> {
+  let list: { items: KubeObject[] };
+  try {
+    list = await client.request<{ items: KubeObject[] }>({
+      method: 'GET',
+      path: resourcePath(LEASE),
+      query: { labelSelector: RECORD_LABEL },
+    });
+  } catch (err) {
+    if (isForbidden(err) || isNotFound(err)) return [];
+    throw err;
+  }
+  const rings: Ring[] = [];
+  for (const lease of list.items) {
+    const name = lease.metadata.labels?.[RECORD_LABEL];
+    const record = readRecord(lease.metadata.annotations);
+    if (name && record) rings.push({ name, record, hashRing: new HashRing(record.members) });
+  }
+  return rings.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The member that holds a resource: its shard label's, written by the ring's leader (the labels read path);
+ * without one, the member the ring gives its uid, from the first ring with members (the ranges read path,
+ * which labels nothing; a cluster rarely runs more than one ring).
+ */
+export function shardOf(resource: CustomResource, rings: readonly Ring[]): Shard | undefined {
+  const labels = resource.metadata.labels ?? {};
+  const prefix = shardLabel('');
+  const key = Object.keys(labels)
+    .sort()
+    .find((k) => k.startsWith(prefix) && k.length > prefix.length && labels[k]);
+  if (key) {
+    const ring = key.slice(prefix.length);
+    return { ring, member: labels[key], path: 'labels', moving: drainLabel(ring) in labels };
+  }
+  const { uid } = resource.metadata;
+  const ring = rings.find((r) => r.record.members.length > 0);
+  const member = ring && uid ? ring.hashRing.memberFor(uid) : undefined;
+  if (!ring || !member) return undefined;
+  return { ring: ring.name, member, path: 'ranges', moving: ring.record.settled < ring.record.generation };
+}
+
+/**
+ * The tree of one resource as the cluster has it now. `rings`: from readRings, for the member that holds it
+ * on the ranges read path (default: none, the labels read path only).
+ */
+export async function treeOf(
+  client: KubeClient,
+  definition: Kind,
+  resource: CustomResource,
+  rings: readonly Ring[] = [],
+): Promise<Tree> {
   const { namespace, name, uid, generation, deletionTimestamp, finalizers } = resource.metadata;
   const status = (resource.status ?? {}) as {
     observedGeneration?: number;
@@ -174,6 +255,7 @@ export async function treeOf(client: KubeClient, definition: Kind, resource: Cus
       });
     }
   }
+  const shard = shardOf(resource, rings);
   return {
     apiVersion: definition.apiVersion,
     kind: definition.kind,
@@ -184,6 +266,7 @@ export async function treeOf(client: KubeClient, definition: Kind, resource: Cus
     ...(status.lastAppliedRevision !== undefined ? { revision: status.lastAppliedRevision } : {}),
     ...(deletionTimestamp ? { deletion: { since: deletionTimestamp, finalizers: finalizers ?? [] } } : {}),
     conditions: status.conditions ?? [],
+    ...(shard ? { shard } : {}),
     children,
   };
 }

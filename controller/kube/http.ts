@@ -61,8 +61,8 @@ interface Agents {
 
 /** Requests to one API server, over two keep-alive pools made with the transport's TLS material. */
 export class HttpClient {
-  /** Called after every request with its verb, HTTP status code and seconds: see KubeClient.onRequest. */
-  onRequest?: (verb: Verb, code: number, seconds: number) => void;
+  /** Called after every request with its verb, HTTP status code, seconds and the request: see KubeClient.onRequest. */
+  onRequest?: (verb: Verb, code: number, seconds: number, req: KubeRequest) => void;
   readonly host: string;
   private readonly base: URL;
   private readonly isHttps: boolean;
@@ -132,7 +132,7 @@ export class HttpClient {
       throw exchange?.failure() ?? networkError(req, err);
     } finally {
       exchange?.cancel();
-      this.onRequest?.(verb, code, seconds(started));
+      this.onRequest?.(verb, code, seconds(started), req);
     }
   }
 

@@ -59,7 +59,7 @@ export async function* watch(http: HttpClient, req: KubeRequest): AsyncGenerator
     throw exchange?.failure() ?? networkError(req, err);
   } finally {
     exchange?.cancel();
-    http.onRequest?.('watch', code, seconds(started));
+    http.onRequest?.('watch', code, seconds(started), req);
   }
 }
 

@@ -108,6 +108,7 @@ export class KubeWriter implements Writer {
     return this.client.request({
       method: 'PATCH',
       path: resourcePath(type, namespace, name),
+      query: { fieldManager: this.fieldManager },
       body: patch,
       contentType: MERGE,
     });

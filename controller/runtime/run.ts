@@ -95,6 +95,8 @@ export interface ControllerSettings {
 
 export { SettingsError };
 
+const WRITES: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete']);
+
 export const DEFAULT_SETTINGS: ControllerSettings = {
   namespaces: [],
   workers: 4,
@@ -145,7 +147,12 @@ export async function runController(
   const registry = kinds instanceof KindRegistry ? kinds : new KindRegistry(kinds);
   const client = loadClient({ kubeconfig: settings.kubeconfig, userAgent: 'reconstruct-controller' });
   const metrics = new Metrics({ apiHost: client.host });
-  client.onRequest = (verb, code, seconds) => metrics.apiRequest(verb, code, seconds);
+  client.onRequest = (verb, code, seconds, { path, query }) => {
+    metrics.apiRequest(verb, code, seconds);
+    // Every write, for a reader of a debug log (the sharding fault tests: never two writers at once).
+    if (WRITES.has(verb))
+      log.debug('api write', { verb, path, code, fieldManager: query?.fieldManager, ms: Math.round(seconds * 1000) });
+  };
   const suffix = randomBytes(4).toString('hex');
   const identity = `${hostname()}_${suffix}`;
   const sharding = settings.sharding

@@ -20,6 +20,8 @@ import { isAvailable, type MemberLease, type MemberState } from './members';
 /** The record's Lease: `<ring>-ring`, beside the members' Leases. */
 export const recordName = (ring: string): string => `${ring}-ring`;
 
+/** On the record Lease: the ring's name, so that tools (reconstruct tree) find the records of a cluster. */
+export const RECORD_LABEL = 'sharding.reconstruct.dev/ring';
 /** On the record: the ring's generation, counted up each time its members change. */
 export const GENERATION_ANNOTATION = 'sharding.reconstruct.dev/generation';
 /** On the record: the members of that generation, sorted, comma-separated. */

@@ -15,7 +15,14 @@ import type { Logger } from '../log';
 import { Informer } from '../runtime/informer';
 import { microTime } from '../runtime/leader';
 import { labelsOf, plan, type Move, type Placed } from './assign';
-import { nextRecord, readRecord, recordAnnotations, recordName, sameRecord } from './ring-record';
+import {
+  RECORD_LABEL,
+  nextRecord,
+  readRecord,
+  recordAnnotations,
+  recordName,
+  sameRecord,
+} from './ring-record';
 import type { SharderMetrics } from './metrics';
 import {
   RING_LABEL,
@@ -244,7 +251,11 @@ export class Sharder {
       await this.options.client.request({
         method: 'POST',
         path: resourcePath(LEASE, leaseNamespace),
-        body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, annotations } },
+        body: {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name, labels: { [RECORD_LABEL]: ring }, annotations },
+        },
       });
     }
     if (next.generation !== current?.generation)

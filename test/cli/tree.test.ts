@@ -1,6 +1,12 @@
-/** The text form of `reconstruct tree`. */
+/** The text form of `reconstruct tree`, and the member of a sharded controller it shows. */
 import { exitStatus, formatTree } from '../../cli/tree/command';
-import type { Tree } from '../../cli/tree/walk';
+import { readRings, treeOf, type Tree } from '../../cli/tree/walk';
+import type { CustomResource, KubeObject } from '../../constructs/kit';
+import type { KubeClient } from '../../controller/kube/client';
+import { ApiError } from '../../controller/kube/errors';
+import type { KubeRequest } from '../../controller/kube/http';
+import { recordAnnotations, type RingRecord } from '../../controller/sharding/ring-record';
+import { greetingKind } from '../fixtures/kinds/greeting';
 
 describe('formatTree', () => {
   it("shows the kind's revision the children run, and a rollout's condition", () => {
@@ -122,5 +128,151 @@ describe('exitStatus', () => {
 
   it('is 1 for a resource being deleted, even while its status still says Ready', () => {
     expect(exitStatus([{ ...readyTree, deletion: held.deletion }])).toBe(1);
+  });
+});
+
+describe('the member of a sharded controller', () => {
+  const members = ['web-7f9c-1a2b3c4d', 'web-7f9c-5e6f7a8b', 'web-7f9c-9c0d1e2f'];
+  const LEASES = '/apis/coordination.k8s.io/v1/leases';
+
+  /** A ring's record Lease, as its leader writes it (ranges read path). */
+  const record = (ring: string, r: RingRecord): KubeObject => ({
+    metadata: {
+      name: `${ring}-ring`,
+      namespace: 'reconstruct-system',
+      labels: { 'sharding.reconstruct.dev/ring': ring },
+      annotations: recordAnnotations(r),
+    },
+  });
+
+  /** An API server holding `leases` (or refusing to list them), and no child of the Greeting yet. */
+  function cluster(leases: KubeObject[] | ApiError) {
+    const requests: KubeRequest[] = [];
+    const request = (req: KubeRequest): Promise<unknown> => {
+      requests.push(req);
+      if (req.path === LEASES)
+        return leases instanceof ApiError ? Promise.reject(leases) : Promise.resolve({ items: leases });
+      if (req.query?.labelSelector) return Promise.resolve({ items: [] });
+      return Promise.reject(new ApiError(404, 'not found'));
+    };
+    return { client: { request, watch: () => ({}) } as unknown as KubeClient, requests };
+  }
+
+  const greeting = (uid: string, labels?: Record<string, string>): CustomResource => ({
+    apiVersion: 'greetings.example.com/v1',
+    kind: 'Greeting',
+    metadata: { name: 'hello', namespace: 'default', uid, ...(labels ? { labels } : {}) },
+    spec: {},
+    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: 'all ready' }] },
+  });
+
+  /** The tree as `reconstruct tree` reads it: the rings once, then the resources. */
+  async function treeIn(leases: KubeObject[] | ApiError, ...resources: CustomResource[]) {
+    const { client, requests } = cluster(leases);
+    const rings = await readRings(client);
+    const trees: Tree[] = [];
+    for (const r of resources) trees.push(await treeOf(client, greetingKind, r, rings));
+    return { trees, requests };
+  }
+
+  it('labels path: names the member of its shard label, before any ring record', async () => {
+    const settled = record('other', { generation: 2, members, settled: 2 });
+    const resource = greeting('8d3f0c1e-5b7a-4c2d-9e6f-0a1b2c3d4e5f', {
+      'shard.alpha.sharding.timebertt.dev/reconstruct-controller': 'web-7f9c-5e6f7a8b',
+    });
+    const { trees } = await treeIn([settled], resource);
+    expect(trees[0].shard).toEqual({
+      ring: 'reconstruct-controller',
+      member: 'web-7f9c-5e6f7a8b',
+      path: 'labels',
+      moving: false,
+    });
+    expect(formatTree(trees[0]).split('\n').slice(0, 3)).toEqual([
+      'Greeting default/hello  Ready=True Ready',
+      '  all ready',
+      '  held by member web-7f9c-5e6f7a8b of ring reconstruct-controller',
+    ]);
+  });
+
+  it('labels path: says a resource with the drain label is being moved', async () => {
+    const resource = greeting('8d3f0c1e-5b7a-4c2d-9e6f-0a1b2c3d4e5f', {
+      'shard.alpha.sharding.timebertt.dev/reconstruct-controller': 'web-7f9c-1a2b3c4d',
+      'drain.alpha.sharding.timebertt.dev/reconstruct-controller': 'true',
+    });
+    const { trees } = await treeIn([], resource);
+    expect(trees[0].shard).toMatchObject({ member: 'web-7f9c-1a2b3c4d', moving: true });
+    expect(formatTree(trees[0]).split('\n')[2]).toBe(
+      '  held by member web-7f9c-1a2b3c4d of ring reconstruct-controller (being moved)',
+    );
+  });
+
+  it("ranges path: names the member the ring's record gives each uid, listing the records once", async () => {
+    const { trees, requests } = await treeIn(
+      [record('reconstruct-controller', { generation: 3, members, settled: 3 })],
+      greeting('8d3f0c1e-5b7a-4c2d-9e6f-0a1b2c3d4e5f'),
+      greeting('6a7b8c9d-2e3f-4a5b-9c6d-e7f8a9b0c1d2'),
+    );
+    expect(trees.map((t) => t.shard)).toEqual([
+      { ring: 'reconstruct-controller', member: 'web-7f9c-9c0d1e2f', path: 'ranges', moving: false },
+      { ring: 'reconstruct-controller', member: 'web-7f9c-5e6f7a8b', path: 'ranges', moving: false },
+    ]);
+    expect(requests.filter((r) => r.path === LEASES)).toEqual([
+      { method: 'GET', path: LEASES, query: { labelSelector: 'sharding.reconstruct.dev/ring' } },
+    ]);
+    expect(formatTree(trees[0]).split('\n')[2]).toBe(
+      '  held by member web-7f9c-9c0d1e2f of ring reconstruct-controller',
+    );
+  });
+
+  it('ranges path: says the member takes the resource up once a changing ring settles', async () => {
+    const changing = record('reconstruct-controller', { generation: 4, members, settled: 3 });
+    const { trees } = await treeIn([changing], greeting('6a7b8c9d-2e3f-4a5b-9c6d-e7f8a9b0c1d2'));
+    expect(trees[0].shard).toEqual({
+      ring: 'reconstruct-controller',
+      member: 'web-7f9c-5e6f7a8b',
+      path: 'ranges',
+      moving: true,
+    });
+    expect(formatTree(trees[0]).split('\n')[2]).toBe(
+      '  held by member web-7f9c-5e6f7a8b of ring reconstruct-controller once the ring settles (its members are changing)',
+    );
+  });
+
+  it('ranges path: takes the first ring by name that has members, and skips a Lease without a record', async () => {
+    const blank: KubeObject = {
+      metadata: { name: 'a-ring', labels: { 'sharding.reconstruct.dev/ring': 'a' } },
+    };
+    const { trees } = await treeIn(
+      [
+        record('c', { generation: 1, members: ['web-7f9c-1a2b3c4d'], settled: 1 }),
+        record('b', { generation: 1, members, settled: 1 }),
+        record('a', { generation: 1, members: [], settled: 1 }),
+        blank,
+      ],
+      greeting('8d3f0c1e-5b7a-4c2d-9e6f-0a1b2c3d4e5f'),
+    );
+    expect(trees[0].shard).toEqual({ ring: 'b', member: 'web-7f9c-9c0d1e2f', path: 'ranges', moving: false });
+  });
+
+  it('shows no member, and no error, to a user who may not list Leases', async () => {
+    const { trees } = await treeIn(
+      new ApiError(403, 'leases is forbidden', { reason: 'Forbidden' }),
+      greeting('8d3f0c1e-5b7a-4c2d-9e6f-0a1b2c3d4e5f'),
+    );
+    expect(trees[0].shard).toBeUndefined();
+    expect(formatTree(trees[0])).not.toContain('held by');
+  });
+
+  it('shows no member without sharding', async () => {
+    const { trees } = await treeIn([], greeting('8d3f0c1e-5b7a-4c2d-9e6f-0a1b2c3d4e5f'));
+    expect(trees[0].shard).toBeUndefined();
+    expect(formatTree(trees[0])).toBe(
+      [
+        'Greeting default/hello  Ready=True Ready',
+        '  all ready',
+        '└── ✗ ConfigMap hello-greeting  Progressing: does not exist yet',
+        '',
+      ].join('\n'),
+    );
   });
 });

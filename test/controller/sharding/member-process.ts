@@ -7,8 +7,11 @@ export const startMember = (
   leaseNamespace: string,
   shardedWatch: 'on' | 'off',
   leaseSeconds = 10,
+  /** Another kubeconfig than the install's sharding rules (one through a fault proxy). */
+  kubeconfig?: string,
 ): Promise<RunningController> =>
   startController([
+    ...(kubeconfig ? ['--kubeconfig', kubeconfig] : []),
     '--sharding',
     '--sharded-watch',
     shardedWatch,

@@ -7,6 +7,8 @@
  * 15 s; a member that joins takes its share through the handshake and acts on it; a member stopped on
  * SIGTERM hands its share over at once.
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { BUCKET_LABEL, bucketOf, HashRing } from '../../../controller/sharding/ring';
 import { readRecord, recordName, type RingRecord } from '../../../controller/sharding/ring-record';
 import { shardLabel } from '../../../controller/sharding/members';
@@ -23,6 +25,8 @@ import {
 } from '../../support/kubectl';
 
 jest.setTimeout(300_000);
+
+const CLI = join(__dirname, '../../../dist/cli/main.js');
 
 const SPACES = 30;
 const PER_SPACE = 10;
@@ -182,6 +186,16 @@ it('gives each of three members the resources of its hash ranges, with their chi
   expect(children).toHaveLength(SPACES * PER_SPACE);
   for (const d of children)
     expect(d.metadata.labels?.[BUCKET_LABEL]).toBe(buckets.get(d.metadata.ownerReferences[0].uid));
+  // reconstruct tree names the member the ring gives a resource.
+  const one = memcacheds()[0];
+  const tree = spawnSync(
+    process.execPath,
+    [CLI, 'tree', `memcached/${one.metadata.name}`, '-n', one.metadata.namespace],
+    { encoding: 'utf8', env: process.env },
+  );
+  expect(tree.stdout).toContain(
+    `held by member ${new HashRing(names).memberFor(one.metadata.uid)} of ring ${ring}`,
+  );
   // /readyz?verbose names each member's ranges.
   const verbose = await (await fetch(`http://127.0.0.1:${members[0].healthPort}/readyz?verbose`)).text();
   expect(verbose).toMatch(new RegExp(`shard ${memberOf(members[0])} of ring ${ring}.*hash ranges: \\[0x`));

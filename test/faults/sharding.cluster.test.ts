@@ -1,0 +1,378 @@
+/**
+ * Handoff between the members of a sharded controller under faults, on both read paths: a member cut off
+ * from the API server (a partition through the fault proxy), and a scale from 3 to 5 to 2 members (joins,
+ * SIGTERMs, a SIGKILL) during a burst of changes. Over the whole run, read from every member's log of its
+ * writes: no resource is written by a member before the member that wrote it last has handed it over (let go
+ * of it, acknowledged a ring without it, or stopped), and the members' writes
+ * for one change of every resource stay within 1.2x what a single controller writes for it. Every change
+ * ends up applied.
+ */
+import { HashRing } from '../../controller/sharding/ring';
+import { counter, type RunningController, startController } from '../support/controller';
+import { controllerKubeconfig } from '../support/controller-role';
+import {
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  uniqueName,
+  waitFor,
+} from '../support/kubectl';
+import { memberOf, startMember } from '../controller/sharding/member-process';
+import { apiServer, FaultProxy, kubeconfigThrough } from './proxy';
+import { record } from './support';
+import { sleep } from '../../controller/abortable';
+
+jest.setTimeout(420_000);
+
+const SPACES = 10;
+const PER_SPACE = 10;
+const LEASE_SECONDS = 6;
+
+interface Where {
+  namespace: string;
+  name: string;
+}
+interface Memcached {
+  metadata: Where & { uid: string };
+}
+
+/** A write a controller made, from its debug log: to which resource (by namespace/name), by whom, when. */
+interface Write {
+  readonly by: string;
+  readonly resource: string;
+  /** deployments, services or status. */
+  readonly what: string;
+  readonly at: number;
+}
+
+/**
+ * The writes of a controller to Memcached resources' children and status, from its 'api write' lines.
+ * Label patches of the resources themselves (the ring leader's assignments, a member letting go) are not
+ * a reconcile's writes and are left out.
+ */
+function writesOf(c: RunningController, by: string): Write[] {
+  const out: Write[] = [];
+  for (const line of c.logs) {
+    if (!line.includes('"api write"')) continue;
+    const { path, time, code } = JSON.parse(line) as { path: string; time: string; code: number };
+    if (code >= 300) continue;
+    const m =
+      /\/namespaces\/([^/]+)\/(deployments|services)\/([^/?]+)$/.exec(path) ??
+      /\/namespaces\/([^/]+)\/memcacheds\/([^/?]+)\/(status)$/.exec(path);
+    if (!m) continue;
+    const [namespace, what, name] =
+      m[2] === 'deployments' || m[2] === 'services' ? [m[1], m[2], m[3]] : [m[1], m[3], m[2]];
+    out.push({ by, resource: `${namespace}/${name}`, what, at: Date.parse(time) });
+  }
+  return out;
+}
+
+/**
+ * When a member said it was done with what it held: each resource it let go of (labels read path), each
+ * generation of the ring it acknowledged (ranges read path: it has narrowed and its reconciles in flight
+ * have finished), and when it stopped.
+ */
+interface HandedOver {
+  readonly by: string;
+  /** namespace/name, for a resource let go of; none: all it let go of (an acknowledgement, a stop). */
+  readonly resource?: string;
+  readonly at: number;
+}
+
+function handoversOf(c: RunningController, by: string, stoppedAt?: number): HandedOver[] {
+  const out: HandedOver[] = stoppedAt !== undefined ? [{ by, at: stoppedAt }] : [];
+  for (const line of c.logs) {
+    if (line.includes('"let go of a resource for another member"')) {
+      const { namespace, name, time } = JSON.parse(line) as { namespace: string; name: string; time: string };
+      out.push({ by, resource: `${namespace}/${name}`, at: Date.parse(time) });
+    } else if (line.includes('"api write"') && line.includes('"fieldManager":"reconstruct-shard-member"')) {
+      out.push({ by, at: Date.parse((JSON.parse(line) as { time: string }).time) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Resources written by one member and then by another without the first having handed them over in
+ * between (let go of it, acknowledged a new ring, or stopped): two writers at once. One line each, with
+ * how far apart the writes were.
+ */
+function twoWriters(writes: readonly Write[], handovers: readonly HandedOver[]): string[] {
+  const byResource = new Map<string, Write[]>();
+  for (const w of writes) byResource.set(w.resource, [...(byResource.get(w.resource) ?? []), w]);
+  const out: string[] = [];
+  for (const [resource, list] of byResource) {
+    list.sort((a, b) => a.at - b.at);
+    for (let i = 1; i < list.length; i++) {
+      const [before, after] = [list[i - 1], list[i]];
+      if (before.by === after.by) continue;
+      const handed = handovers.some(
+        (h) =>
+          h.by === before.by &&
+          (h.resource === undefined || h.resource === resource) &&
+          h.at >= before.at &&
+          h.at <= after.at,
+      );
+      if (!handed) out.push(`${resource}: ${before.by} then ${after.by}, ${after.at - before.at} ms apart`);
+    }
+  }
+  return out;
+}
+
+/** Resources written by two members less than a second apart: how fast handoffs are (not a fault). */
+function withinASecond(writes: readonly Write[]): number {
+  const byResource = new Map<string, Write[]>();
+  for (const w of writes) byResource.set(w.resource, [...(byResource.get(w.resource) ?? []), w]);
+  let n = 0;
+  for (const list of byResource.values()) {
+    list.sort((a, b) => a.at - b.at);
+    if (list.some((w, i) => i > 0 && w.by !== list[i - 1].by && w.at - list[i - 1].at < 1000)) n++;
+  }
+  return n;
+}
+
+describe.each(['on', 'off'] as const)('sharded watch %s', (shardedWatch) => {
+  let home: string;
+  let ring: string;
+  const spaces: string[] = [];
+  /** Every controller started, live or not, with its member name: their logs are the record. */
+  const started: { c: RunningController; name: string; stoppedAt?: number }[] = [];
+  const live: { c: RunningController; name: string }[] = [];
+  let proxy: FaultProxy;
+  let port: number;
+
+  const every = (): Where[] =>
+    spaces.flatMap((namespace) =>
+      Array.from({ length: PER_SPACE }, (_, j) => ({ namespace, name: `m${j}` })),
+    );
+  const sizes = new Map<string, number>();
+
+  function resize(which: Where[], size: (w: Where) => number): void {
+    for (const w of which) sizes.set(`${w.namespace}/${w.name}`, size(w));
+    applyYaml(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: which.map((w) => ({
+          apiVersion: 'cache.example.com/v1alpha1',
+          kind: 'Memcached',
+          metadata: { ...w, labels: { 'reconstruct.test/ring': ring } },
+          spec: { size: sizes.get(`${w.namespace}/${w.name}`) },
+        })),
+      }),
+    );
+  }
+
+  /** Resources (of `only`, by default all) whose Deployment does not have the size last asked for. */
+  const behind = (only?: readonly Where[]): string[] => {
+    const keys = only ? new Set(only.map((w) => `${w.namespace}/${w.name}`)) : undefined;
+    const replicas = new Map(
+      getJson<{ items: { metadata: Where; spec: { replicas: number } }[] }>([
+        'deployments',
+        '-A',
+        '-l',
+        'app.kubernetes.io/managed-by=reconstruct',
+      ]).items.map((d) => [`${d.metadata.namespace}/${d.metadata.name}`, d.spec.replicas]),
+    );
+    return [...sizes]
+      .filter(([k, size]) => (!keys || keys.has(k)) && replicas.get(k) !== size)
+      .map(([k]) => k);
+  };
+  const caughtUp = (what: string, timeoutMs: number, only?: readonly Where[]) =>
+    waitFor(() => behind(only).length === 0, { what, timeoutMs });
+  /** The burst changes the first half of the namespaces; the rest tell when every member acts. */
+  const bursting = () => every().filter((w) => spaces.indexOf(w.namespace) < SPACES / 2);
+  const quiet = () => every().filter((w) => spaces.indexOf(w.namespace) >= SPACES / 2);
+
+  const memcacheds = () =>
+    getJson<{ items: Memcached[] }>(['memcached', '-A', '-l', `reconstruct.test/ring=${ring}`]).items;
+
+  async function join(kubeconfig?: string) {
+    const c = await startMember(ring, home, shardedWatch, LEASE_SECONDS, kubeconfig);
+    const member = { c, name: memberOf(c) };
+    started.push(member);
+    live.push(member);
+    return member;
+  }
+  /** Takes a member out of the live ones: it wrote nothing after `stoppedAt`. */
+  const leave = (member: { c: RunningController; name: string; stoppedAt?: number }, stoppedAt: number) => {
+    member.stoppedAt = stoppedAt;
+    live.splice(live.indexOf(member), 1);
+  };
+  /** When a member stopped on SIGTERM released its Lease: its reconciles had finished. */
+  const released = (member: { c: RunningController; name: string }): number => {
+    const line = member.c.logs.find(
+      (l) => l.includes('"released the lease"') && l.includes(`"${member.name}"`),
+    );
+    return line ? Date.parse((JSON.parse(line) as { time: string }).time) : Date.now();
+  };
+
+  /**
+   * Waits until the live members' shares are all held: a change to each of `which` (by default every
+   * resource) is acted on.
+   */
+  async function settle(what: string, timeoutMs = 60_000, which = every()): Promise<number> {
+    const t = Date.now();
+    const size = 1 + (sizes.size > 0 ? Math.max(...sizes.values()) : 0);
+    resize(which, () => size);
+    await caughtUp(what, timeoutMs, which);
+    return (Date.now() - t) / 1000;
+  }
+
+  const allWrites = () => started.flatMap(({ c, name }) => writesOf(c, name));
+  /** Writes after the first `skip`, counted by what they wrote. */
+  const breakdown = (writes: readonly Write[], skip: number) => {
+    const counts: Record<string, number> = {};
+    for (const w of writes.slice(skip)) counts[w.what] = (counts[w.what] ?? 0) + 1;
+    return JSON.stringify(counts);
+  };
+
+  /** Waits until `count` (of writes) has not moved for 3 s: the Deployments' progress no longer wakes anything. */
+  async function quietDown(count: () => number): Promise<number> {
+    let last = count();
+    let since = Date.now();
+    const deadline = Date.now() + 60_000;
+    while (Date.now() - since < 3000 && Date.now() < deadline) {
+      await sleep(500);
+      const now = count();
+      if (now !== last) [last, since] = [now, Date.now()];
+    }
+    return last;
+  }
+
+  beforeAll(async () => {
+    home = createNamespace('shard-faults');
+    ring = uniqueName('faults');
+    for (let i = 0; i < SPACES; i++) spaces.push(createNamespace(`sf-${i}`));
+    proxy = new FaultProxy(apiServer());
+    port = await proxy.listen();
+  });
+  afterAll(async () => {
+    for (const { c } of started) await c.stop('SIGKILL');
+    await proxy?.close();
+    for (const ns of spaces) deleteNamespace(ns);
+    if (home) deleteNamespace(home);
+  });
+
+  it('writes for one change of every resource within 1.2x of a single controller', async () => {
+    // A single controller first: its writes for one change of every resource are the baseline.
+    const single = await startController(['--lease-namespace', home]);
+    resize(every(), () => 1);
+    await caughtUp('a single controller to apply every resource', 90_000);
+    const singleCount = () => writesOf(single, 'single').length;
+    let before = await quietDown(singleCount);
+    const singleFrom = before;
+    resize(every(), () => 2);
+    await caughtUp('a single controller to apply the change', 60_000);
+    const singleWrites = (await quietDown(singleCount)) - before;
+    expect(await single.stop('SIGTERM')).toBe(0);
+
+    await join(kubeconfigThrough(port, controllerKubeconfig({ sharding: true })));
+    await join();
+    await join();
+    await settle('three members to act on every resource', 90_000);
+    const count = () => allWrites().length;
+    before = await quietDown(count);
+    resize(every(), () => 5);
+    await caughtUp('three members to apply the change', 60_000);
+    const shardedWrites = (await quietDown(count)) - before;
+    record({
+      fault: `sharded (${shardedWatch === 'on' ? 'ranges' : 'labels'} read path): one change of each of ${sizes.size} resources`,
+      bound: 'writes <= 1.2x a single controller',
+      recovery: `${shardedWrites} writes by 3 members, ${singleWrites} by one controller (${breakdown(writesOf(single, 'single'), singleFrom)})`,
+      lostOrDuplicated: 'none',
+    });
+    expect(singleWrites).toBeGreaterThanOrEqual(sizes.size);
+    expect(shardedWrites).toBeLessThanOrEqual(1.2 * singleWrites);
+  });
+
+  it("acts on a partitioned member's share after its Lease runs out, and the member stops", async () => {
+    const cut = live[0];
+    const names = live.map((m) => m.name);
+    const share = memcacheds()
+      .filter((m) => new HashRing(names).memberFor(m.metadata.uid) === cut.name)
+      .map((m) => ({ namespace: m.metadata.namespace, name: m.metadata.name }));
+    expect(share.length).toBeGreaterThan(0);
+    // It holds its share, until the partition.
+    expect(
+      counter(await cut.c.metrics(), 'reconstruct_shard_resources', (l) => l.includes('Memcached')),
+    ).toBe(share.length);
+    const t = Date.now();
+    proxy.partition();
+    resize(share, () => 7);
+    await waitFor(() => behind().length === 0, {
+      what: "the partitioned member's share acted on by the others",
+      timeoutMs: 60_000,
+    });
+    const seconds = (Date.now() - t) / 1000;
+    // It stops once it cannot renew within its renew deadline.
+    await waitFor(() => cut.c.process.exitCode !== null, {
+      what: 'the cut-off member to stop',
+      timeoutMs: 30_000,
+    });
+    expect(cut.c.process.exitCode).toBe(1);
+    proxy.heal();
+    // Nothing it sent after the partition reached the API server.
+    leave(cut, t);
+    record({
+      fault: `sharded (${shardedWatch === 'on' ? 'ranges' : 'labels'}): a member partitioned from the API server`,
+      bound: `its share acted on within lease (${LEASE_SECONDS} s) + 15 s; it stops`,
+      recovery: `${seconds.toFixed(1)} s for ${share.length} resources`,
+      lostOrDuplicated: 'none',
+    });
+    expect(seconds).toBeLessThan(LEASE_SECONDS + 15);
+  });
+
+  it('scales from 3 to 5 to 2 members during a burst of changes: every change applied, never two writers', async () => {
+    await join(); // back to 3 after the partition
+    await settle('three members again');
+    const three = live.map((m) => m.name);
+    let burst = true;
+    const changes = (async () => {
+      let n = 0;
+      while (burst) {
+        // Five resources at a time, each about once every two seconds.
+        const some = bursting().filter((_, i) => (i + n) % 10 === 0);
+        resize(some, () => 1 + ((n + 3) % 4));
+        n++;
+        await sleep(200);
+      }
+    })();
+    const t0 = Date.now();
+    await join();
+    await join();
+    const up = await settle('five members to hold the ring', 60_000, quiet());
+    const five = live.map((m) => m.name);
+    // Down to two: two SIGTERMs and a SIGKILL.
+    const going = live.slice(0, 3);
+    for (const m of going.slice(0, 2)) {
+      expect(await m.c.stop('SIGTERM')).toBe(0);
+      leave(m, released(m));
+    }
+    await going[2].c.stop('SIGKILL');
+    leave(going[2], Date.now());
+    const down = await settle('two members to hold the ring', 60_000, quiet());
+    burst = false;
+    await changes;
+    await caughtUp('every change of the burst', 60_000);
+    const two = live.map((m) => m.name);
+    // Resources moved, by the rings (ideal: the 2/5 the joining members take, then the 3/5 the leaving ones had).
+    const all = memcacheds();
+    const moved = (a: string[], b: string[]) =>
+      all.filter(
+        (m) => new HashRing(a).memberFor(m.metadata.uid) !== new HashRing(b).memberFor(m.metadata.uid),
+      ).length;
+    const conflicts = twoWriters(
+      allWrites(),
+      started.flatMap((m) => handoversOf(m.c, m.name, m.stoppedAt)),
+    );
+    record({
+      fault: `sharded (${shardedWatch === 'on' ? 'ranges' : 'labels'}): 3 -> 5 -> 2 members during a burst`,
+      bound: 'every change applied; no resource written by a member before the last one handed it over',
+      recovery: `5 members held the ring ${up.toFixed(1)} s after the joins began (${((Date.now() - t0) / 1000).toFixed(0)} s in all), 2 members ${down.toFixed(1)} s after the stops; moved ${moved(three, five)} then ${moved(five, two)} of ${all.length} (ideal ${Math.round((all.length * 2) / 5)} then ${Math.round((all.length * 3) / 5)})`,
+      lostOrDuplicated: `${conflicts.length} resources written by a member before the one that had it handed it over (${withinASecond(allWrites())} handed over within a second)`,
+    });
+    expect(conflicts).toEqual([]);
+  });
+});
