@@ -8,6 +8,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Verb } from '../kube/http';
+import type { KubeClient } from '../kube/client';
+import type { Logger } from '../log';
 import type { QueueObserver, WorkQueue } from './queue';
 
 /** The HTTP method of each verb, for rest_client_requests_total. */
@@ -365,4 +367,22 @@ export class Metrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/**
+ * Counts every request of `client` in `metrics`, and logs each write at debug level: what a reader of the log
+ * (the sharding fault tests: never two writers at once) needs to know who wrote what, when.
+ */
+export function observeRequests(client: KubeClient, metrics: Metrics, log: Logger): void {
+  client.onRequest = (verb, code, seconds, { path, query }) => {
+    metrics.apiRequest(verb, code, seconds);
+    if (WRITE_VERBS.has(verb))
+      log.debug('api write', {
+        verb,
+        path,
+        code,
+        fieldManager: query?.fieldManager,
+        ms: Math.round(seconds * 1000),
+      });
+  };
 }

@@ -15,7 +15,7 @@ import { SettingsError, chooseReadPath, shareCheck } from '../sharding/read-path
 import { loadClient, type KubeClient } from '../kube/client';
 import { createLogger, type Logger } from '../log';
 import { Manager } from './manager';
-import { Metrics } from './metrics';
+import { Metrics, observeRequests } from './metrics';
 import { MetricsAuthorizer } from './metrics-auth';
 import { HealthServer, hostOf, isLoopback } from './server';
 import { metricsCertificate } from '../kube/self-signed';
@@ -95,8 +95,6 @@ export interface ControllerSettings {
 
 export { SettingsError };
 
-const WRITES: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete']);
-
 export const DEFAULT_SETTINGS: ControllerSettings = {
   namespaces: [],
   workers: 4,
@@ -147,12 +145,7 @@ export async function runController(
   const registry = kinds instanceof KindRegistry ? kinds : new KindRegistry(kinds);
   const client = loadClient({ kubeconfig: settings.kubeconfig, userAgent: 'reconstruct-controller' });
   const metrics = new Metrics({ apiHost: client.host });
-  client.onRequest = (verb, code, seconds, { path, query }) => {
-    metrics.apiRequest(verb, code, seconds);
-    // Every write, for a reader of a debug log (the sharding fault tests: never two writers at once).
-    if (WRITES.has(verb))
-      log.debug('api write', { verb, path, code, fieldManager: query?.fieldManager, ms: Math.round(seconds * 1000) });
-  };
+  observeRequests(client, metrics, log);
   const suffix = randomBytes(4).toString('hex');
   const identity = `${hostname()}_${suffix}`;
   const sharding = settings.sharding

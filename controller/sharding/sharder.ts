@@ -56,6 +56,9 @@ export interface SharderOptions {
   readonly readPath?: 'labels' | 'ranges';
 }
 
+/** How long the events of a burst are gathered into one pass. */
+const BATCH_MS = 100;
+
 /** Writes at once: the first assignment of many resources is a burst of small patches. */
 const CONCURRENCY = 8;
 
@@ -71,13 +74,14 @@ export class Sharder {
   private readonly renewals = new Map<string, { renewTime: string; at: number }>();
   private again = false;
   private stopped = false;
+  private soonTimer?: NodeJS.Timeout;
   /** The ready members of the last pass, comma-separated. */
   private lastMembers?: string;
 
   constructor(private readonly options: SharderOptions) {
     const { client, ring, leaseNamespace, kinds, namespaces } = options;
     this.writer = new KubeWriter(client, 'reconstruct-sharder');
-    const onChange = { onAdd: () => this.pass(), onUpdate: () => this.pass(), onDelete: () => this.pass() };
+    const onChange = { onAdd: () => this.soon(), onUpdate: () => this.soon(), onDelete: () => this.soon() };
     this.leases = new Informer(
       client,
       { type: LEASE, namespace: leaseNamespace, labelSelector: `${RING_LABEL}=${ring}` },
@@ -137,6 +141,7 @@ export class Sharder {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.soonTimer);
     await this.running;
     await Promise.all(this.informers.map((i) => i.stop()));
   }
@@ -151,6 +156,17 @@ export class Sharder {
     if (seen && seen.renewTime === renewTime) return seen.at;
     this.renewals.set(lease.metadata.name, { renewTime, at: now });
     return now;
+  }
+
+  /**
+   * A pass in a tenth of a second: the events of a burst (a thousand resources created) make one pass, not
+   * one each (a pass reads every resource).
+   */
+  private soon(): void {
+    this.soonTimer ??= setTimeout(() => {
+      this.soonTimer = undefined;
+      this.pass();
+    }, BATCH_MS);
   }
 
   /** Runs a pass, or one more after the current one. */

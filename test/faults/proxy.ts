@@ -4,7 +4,9 @@
  * connections too), and a reset. TLS passes through untouched: the controller's kubeconfig points at the
  * proxy (the API server's certificate names 127.0.0.1, whatever the port).
  */
+import { spawn } from 'node:child_process';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,4 +118,65 @@ export function kubeconfigThrough(port: number, base?: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'reconstruct-proxy-')), 'kubeconfig');
   writeFileSync(path, JSON.stringify(config), { mode: 0o600 });
   return path;
+}
+
+/** A fault proxy in a process of its own: its faults, each done once the promise resolves. */
+export interface RunningProxy {
+  readonly port: number;
+  partition(): Promise<void>;
+  heal(): Promise<void>;
+  killSilently(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a FaultProxy to `target` in a child process: a test's synchronous kubectl calls block its own
+ * event loop, and a proxy there holds up every request through it meanwhile (a controller's Lease renewal,
+ * with a renew deadline of seconds, among them).
+ */
+export async function startProxy(target: { host: string; port: number }): Promise<RunningProxy> {
+  const child = spawn(
+    process.execPath,
+    [require.resolve('tsx/cli'), __filename, target.host, String(target.port)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const waiting: ((line: string) => void)[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(line));
+  const next = () =>
+    Promise.race([
+      new Promise<string>((resolve) => waiting.push(resolve)),
+      exited.then(() => {
+        throw new Error('the fault proxy exited');
+      }),
+    ]);
+  const port = Number((await next()).split(' ')[1]);
+  const send = async (command: string) => {
+    const done = next();
+    child.stdin.write(`${command}\n`);
+    await done;
+  };
+  return {
+    port,
+    partition: () => send('partition'),
+    heal: () => send('heal'),
+    killSilently: () => send('kill'),
+    close: async () => {
+      child.kill();
+      await exited;
+    },
+  };
+}
+
+if (require.main === module) {
+  const proxy = new FaultProxy({ host: process.argv[2], port: Number(process.argv[3]) });
+  void proxy.listen().then((port) => process.stdout.write(`listening ${port}\n`));
+  createInterface({ input: process.stdin }).on('line', (command) => {
+    if (command === 'partition') proxy.partition();
+    else if (command === 'heal') proxy.heal();
+    else if (command === 'kill') proxy.killSilently();
+    process.stdout.write(`done ${command}\n`);
+  });
 }

@@ -34,7 +34,8 @@ async function fetchText(url: string, again = true): Promise<{ status: number; t
     return { status: res.status, text: await res.text() };
   } catch (err) {
     const cause = (err as Error).cause;
-    if (!again || !/other side closed|ECONNRESET/.test(cause instanceof Error ? cause.message : '')) throw err;
+    if (!again || !/other side closed|ECONNRESET/.test(cause instanceof Error ? cause.message : ''))
+      throw err;
     return fetchText(url, false);
   }
 }

@@ -23,7 +23,7 @@ export const resourceNames = (count: number): string[] =>
 /** Creates the resources, `concurrency` at a time; records each create's response time and uid. */
 export async function createAll(
   { cluster, observer, names }: Workload,
-  s: Settings,
+  s: Pick<Settings, 'concurrency' | 'size'>,
   onCreated?: (name: string, obj: KubeObject) => void,
 ): Promise<void> {
   await pool(names, s.concurrency, async (name) => {

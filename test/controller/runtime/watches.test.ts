@@ -78,3 +78,29 @@ describe('watchTable', () => {
     expect(nodes.enqueue.owners(member)).toEqual([{ name: 'gpu' }]);
   });
 });
+
+describe('watchTable of a member on the ranges read path', () => {
+  const table = watchTable([mysqlClusterKind, nodePoolKind], undefined, true);
+  const by = (w: Watch) => `${w.kind.kind} ${w.cache} ${w.type.kind}: ${w.shardBy ?? 'all'}`;
+
+  it('holds its share of the resources by uid and of their children by bucket; the rest whole', () => {
+    expect(table.map(by)).toEqual([
+      // Namespaced or cluster-scoped alike: the API server hashes the uid.
+      'Cluster objects Cluster: uid',
+      'NodePool objects NodePool: uid',
+      'Cluster objects Service: bucket',
+      // The objects in a child's way are the cluster's, whoever holds the resource.
+      'Cluster existence Service: all',
+      'Cluster objects StatefulSet: bucket',
+      'Cluster existence StatefulSet: all',
+      'NodePool objects RuntimeClass: bucket',
+      'NodePool existence RuntimeClass: all',
+      // A kind's extra watch reads every node.
+      'NodePool objects Node: all',
+    ]);
+  });
+
+  it('is the whole table without sharding', () => {
+    expect(watchTable([mysqlClusterKind, nodePoolKind]).some((w) => w.shardBy !== undefined)).toBe(false);
+  });
+});

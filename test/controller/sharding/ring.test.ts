@@ -7,6 +7,7 @@ import {
   HASH_SPACE,
   HashRing,
   fnv1a64,
+  fnv1a64Reference,
   hexBound,
   bucketOf,
   bucketsOf,
@@ -178,5 +179,22 @@ describe('buckets', () => {
     expect(bucketOf(ids[0])).toMatch(/^[0-9a-f]{3}$/);
     expect(bucketsOf([[0n, HASH_SPACE]])).toHaveLength(4096);
     expect(bucketsOf([])).toEqual([]);
+  });
+});
+
+describe('fnv1a64 in 32-bit halves', () => {
+  it('equals the BigInt definition for uids, names and any UTF-8', () => {
+    const random = seededRandom(11);
+    const samples = [
+      '',
+      'a',
+      ...uids(500),
+      ...Array.from({ length: 200 }, () =>
+        String.fromCodePoint(
+          ...Array.from({ length: 1 + Math.floor(random() * 40) }, () => Math.floor(random() * 0x2fff)),
+        ),
+      ),
+    ];
+    for (const s of samples) expect(fnv1a64(s)).toBe(fnv1a64Reference(s));
   });
 });
