@@ -25,18 +25,20 @@ export interface RunningController {
 }
 
 /**
- * GET `url`. Once more if the connection was closed under the request: fetch reuses a kept-alive
- * connection that the server may be closing just then (its keep-alive timeout, 5 s).
+ * GET `url`, up to three times if the connection was closed under the request: fetch reuses a kept-alive
+ * connection that the server may be closing just then (its keep-alive timeout, 5 s), and a pool may hold
+ * more than one such connection.
  */
-async function fetchText(url: string, again = true): Promise<{ status: number; text: string }> {
+async function fetchText(url: string, tries = 3): Promise<{ status: number; text: string }> {
   try {
     const res = await fetch(url);
     return { status: res.status, text: await res.text() };
   } catch (err) {
     const cause = (err as Error).cause;
-    if (!again || !/other side closed|ECONNRESET/.test(cause instanceof Error ? cause.message : ''))
+    if (tries <= 1 || !/other side closed|ECONNRESET/.test(cause instanceof Error ? cause.message : ''))
       throw err;
-    return fetchText(url, false);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return fetchText(url, tries - 1);
   }
 }
 
