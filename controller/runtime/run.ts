@@ -333,8 +333,11 @@ export async function runController(
   const reason = await stopped;
   log.info('shutting down', { reason });
   manager.stopWorkers();
-  const deadline = Date.now() + settings.shutdownMs;
-  if (working && (await withTimeout(working, settings.shutdownMs)) === 'timeout') {
+  // A replica that lost its lease does not wait for its reconciles, as controller-runtime exits at once:
+  // another replica may take its resources as soon as the lease runs out, a third of a duration away.
+  const boundMs = lostLease ? 0 : settings.shutdownMs;
+  const deadline = Date.now() + boundMs;
+  if (working && (await withTimeout(working, boundMs)) === 'timeout' && !lostLease) {
     log.warn('in-flight reconciles did not finish in time', { timeoutSeconds: settings.shutdownMs / 1000 });
   }
   // What the last reconciles had to say; within the same bound.
