@@ -26,7 +26,8 @@ export async function chooseReadPath(
   log: Logger,
   signal?: AbortSignal,
 ): Promise<'labels' | 'ranges'> {
-  const wanted = settings.shardedWatch ?? 'auto';
+  // Not `auto` until the ranges path's open fault is understood (docs/SCALING.md).
+  const wanted = settings.shardedWatch ?? 'off';
   if (wanted === 'off') return 'labels';
   for (let delayMs = 500; ; delayMs = Math.min(delayMs * 2, 30_000)) {
     try {
