@@ -78,11 +78,6 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.started) this.reflector.start();
   }
 
-  /** The shard it lists and watches (see ReflectorOptions.shardSelector); undefined: unsharded. */
-  get shardSelector(): string | null | undefined {
-    return this.options.shardSelector;
-  }
-
   /** Stops the watch; resolves once the loop has ended. Pending waitForSync calls reject. */
   async stop(): Promise<void> {
     this.started = false;

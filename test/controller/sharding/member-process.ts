@@ -9,9 +9,12 @@ export const startMember = (
   leaseSeconds = 10,
   /** Another kubeconfig than the install's sharding rules (one through a fault proxy). */
   kubeconfig?: string,
+  /** More arguments (--namespaces: only the test's resources, not those other tests leave behind). */
+  extra: string[] = [],
 ): Promise<RunningController> =>
   startController([
     ...(kubeconfig ? ['--kubeconfig', kubeconfig] : []),
+    ...extra,
     '--sharding',
     '--sharded-watch',
     shardedWatch,
