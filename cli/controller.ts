@@ -40,8 +40,7 @@ Options (environment variable in brackets):
   --sharded-watch auto|on|off  with --sharding, how a member reads its share: on, the API server's sharded
                             list and watch of its hash ranges (Kubernetes 1.36+, feature gate
                             ShardedListAndWatch), children by a bucket label; off, a label the leader
-                            writes on each resource (default; the ranges path has an
-                            open fault, docs/SCALING.md); auto: on when served
+                            writes on each resource; auto (default): on when served
                             [RECONSTRUCT_SHARDED_WATCH]
   --shard-ring NAME         the ring's name, in the labels of its Leases and resources (default: the
                             lease name) [RECONSTRUCT_SHARD_RING]

@@ -84,8 +84,7 @@ export interface ControllerSettings {
    * How members read their share (resources are placed by their uid either way). `on`: the API server's
    * sharded list and watch (KEP-5866) of the member's hash ranges, and its children by the bucket label
    * each carries; nothing is written to move a resource. `off`: a label the ring's leader writes on each
-   * resource, copied onto its children. `auto`: `on` when the API server serves it. @default 'off': the
-   * ranges path has an open fault (docs/SCALING.md)
+   * resource, copied onto its children. `auto`: `on` when the API server serves it. @default 'auto'
    */
   shardedWatch?: 'auto' | 'on' | 'off';
   /** The ring's name, in the labels of its Leases and resources. @default - leaseName */

@@ -26,8 +26,7 @@ export async function chooseReadPath(
   log: Logger,
   signal?: AbortSignal,
 ): Promise<'labels' | 'ranges'> {
-  // Not `auto` until the ranges path's open fault is understood (docs/SCALING.md).
-  const wanted = settings.shardedWatch ?? 'off';
+  const wanted = settings.shardedWatch ?? 'auto';
   if (wanted === 'off') return 'labels';
   for (let delayMs = 500; ; delayMs = Math.min(delayMs * 2, 30_000)) {
     try {

@@ -52,8 +52,7 @@ const readyCondition = (resource: string, name: string) =>
     '-n',
     ns,
   ]).status?.conditions?.find((c) => c.type === 'Ready');
-const readyz = async (c: RunningController) =>
-  (await fetch(`http://127.0.0.1:${c.healthPort}/readyz?verbose`)).text();
+const readyz = (c: RunningController) => c.readyz();
 const available = async (c: RunningController, kind: string) =>
   counter(await c.metrics(), 'reconstruct_kind_available', (l) => l.includes(`kind="${kind}"`));
 const requests = async (c: RunningController) => counter(await c.metrics(), 'reconstruct_api_requests_total');

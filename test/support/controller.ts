@@ -6,6 +6,7 @@
  * 403 it gets is counted, and support/forbidden.ts fails the test that saw one.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import * as http from 'node:http';
 import { join } from 'node:path';
 import { freePort } from '../../controller/runtime/server';
 import { controllerKubeconfig } from './controller-role';
@@ -20,24 +21,32 @@ export interface RunningController {
   /** Everything it logged so far (JSON lines). */
   readonly logs: string[];
   metrics(): Promise<string>;
+  /** The text of its /readyz?verbose. */
+  readyz(): Promise<string>;
   /** Sends SIGTERM (or `signal`) and resolves the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /**
- * GET `url`, up to three times if the connection was closed under the request: fetch reuses a kept-alive
- * connection that the server may be closing just then (its keep-alive timeout, 5 s), and a pool may hold
- * more than one such connection.
+ * GET `url` on a connection of its own (no keep-alive: a kept-alive connection may be closed by the server's
+ * keep-alive timer just as a request goes out on it, more so on a loaded machine where timers fire late),
+ * up to three times if the connection is reset under the request.
  */
 async function fetchText(url: string, tries = 3): Promise<{ status: number; text: string }> {
   try {
-    const res = await fetch(url);
-    return { status: res.status, text: await res.text() };
+    return await new Promise((resolve, reject) => {
+      const req = http.get(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+    });
   } catch (err) {
-    const cause = (err as Error).cause;
-    if (tries <= 1 || !/other side closed|ECONNRESET/.test(cause instanceof Error ? cause.message : ''))
-      throw err;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (tries <= 1 || !/ECONNRESET|socket hang up/.test(String((err as Error).message))) throw err;
+    await new Promise((resolve) => setTimeout(resolve, 250));
     return fetchText(url, tries - 1);
   }
 }
@@ -126,9 +135,11 @@ export async function startController(
     const lines = buffered.split('\n');
     buffered = lines.pop() ?? '';
     logs.push(...lines);
-    if (process.env.RECONSTRUCT_TEST_LOGS) lines.forEach((l) => process.stderr.write(`${l}\n`));
+    if (process.env.RECONSTRUCT_TEST_LOGS) lines.forEach((l) => process.stderr.write(`[${proc.pid}] ${l}\n`));
   });
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the process has exited and its stderr has been read to the end, so `logs` holds
+  // every line it wrote (on 'exit' the last lines may still be in the pipe).
+  const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
   const base = `http://127.0.0.1:${healthPort}`;
   await waitFor(
     async () => {
@@ -143,6 +154,7 @@ export async function startController(
     healthPort,
     logs,
     metrics: async () => (await fetchText(`${base}/metrics`)).text,
+    readyz: async () => (await fetchText(`${base}/readyz?verbose`)).text,
     stop: async (signal = 'SIGTERM') => {
       if (proc.exitCode === null) {
         // The last word of its metrics on 403s, before they go with the process.
