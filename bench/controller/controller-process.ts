@@ -42,6 +42,8 @@ export class ControllerProcess {
   peakRssKiB = 0;
   hwmKiB = 0;
   rssKiB = 0;
+  /** RSS when it first answered ready: what it holds before any resource. */
+  readyRssKiB = 0;
   private readonly poller: NodeJS.Timeout;
   private readonly exited: Promise<number | null>;
 
@@ -74,6 +76,8 @@ export class ControllerProcess {
       await controller.stop();
       throw new Error(`the controller did not become ready:\n${controller.logs().slice(-20).join('\n')}`);
     }
+    controller.pollMemory();
+    controller.readyRssKiB = controller.rssKiB;
     return controller;
   }
 
