@@ -52,6 +52,8 @@ export class KindStates {
   private readonly needs = new Map<Kind, WatchedCache[]>();
   private readonly states = new Map<Kind, KindState>();
   private allReadyOnce = false;
+  /** Kinds that were ready before: their caches relisting (a ring member's new share) is not news. */
+  private readonly readyBefore = new Set<Kind>();
 
   constructor(
     private readonly kinds: readonly Kind[],
@@ -109,7 +111,11 @@ export class KindStates {
         this.log.error(`${definition.kind} resources are not reconciled: ${now.message}; retrying`, fields);
         this.onSettled(definition);
       } else if (now.state === 'ready') {
-        this.log.info(before?.state === 'unavailable' ? 'kind available again' : 'kind ready', fields);
+        if (before?.state === 'unavailable') this.log.info('kind available again', fields);
+        else if (this.readyBefore.has(definition))
+          this.log.debug('kind ready again: its caches relisted', fields);
+        else this.log.info('kind ready', fields);
+        this.readyBefore.add(definition);
         this.onSettled(definition);
       }
     }

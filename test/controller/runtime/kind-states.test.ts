@@ -101,4 +101,19 @@ describe('KindStates', () => {
     t.states.refresh();
     expect(t.states.of(memcachedKind)?.state).toBe('ready');
   });
+
+  it('says a kind is ready at info once, and at debug when its caches relist (a ring member taking a new share)', () => {
+    const t = setup();
+    t.memcacheds.synced = t.deployments.synced = true;
+    t.states.refresh();
+    t.memcacheds.synced = false; // relisting with a new selector
+    t.states.refresh();
+    expect(t.states.of(memcachedKind)?.state).toBe('syncing');
+    t.memcacheds.synced = true;
+    t.states.refresh();
+    const said = t.lines.filter((l) => l.fields?.kind === 'Memcached').map((l) => `${l.level} ${l.msg}`);
+    expect(said).toEqual(['info kind ready', 'debug kind ready again: its caches relisted']);
+    // Its resources are enqueued each time it is ready.
+    expect(t.ready).toEqual(['Memcached', 'Memcached']);
+  });
 });
