@@ -1,7 +1,8 @@
 /**
  * The ring's leader at work: it watches the members' Leases and the labels of every resource of the
- * kinds (metadata only, the two labels of the ring kept), and whenever either changes, and every second
- * (a Lease expires without an event), it acts on ./assign's plan: labels resources, takes Leases over,
+ * kinds (metadata only, the two labels of the ring kept), and whenever a Lease changes, a resource comes or
+ * goes or its ring labels change (not its status), and every second (a Lease expires without an event), it
+ * acts on ./assign's plan (each uid's place remembered while the members stay the same): labels resources, takes Leases over,
  * removes dead ones, and writes each Lease's state label for `kubectl get lease -L`. One pass at a time;
  * a change during a pass runs another after it. A write that fails is logged and retried by the next
  * pass, which decides again from what it sees then.
@@ -14,7 +15,7 @@ import { KubeWriter } from '../kube/writer';
 import type { Logger } from '../log';
 import { Informer } from '../runtime/informer';
 import { microTime } from '../runtime/leader';
-import { labelsOf, plan, type Move, type Placed } from './assign';
+import { Placements, labelsOf, plan, type Move, type Placed } from './assign';
 import {
   RECORD_LABEL,
   nextRecord,
@@ -77,6 +78,8 @@ export class Sharder {
   private soonTimer?: NodeJS.Timeout;
   /** The ready members of the last pass, comma-separated. */
   private lastMembers?: string;
+  /** Where each uid goes, kept from pass to pass. */
+  private readonly placements = new Placements();
 
   constructor(private readonly options: SharderOptions) {
     const { client, ring, leaseNamespace, kinds, namespaces } = options;
@@ -99,6 +102,13 @@ export class Sharder {
       return;
     }
     const keep = [shardLabel(ring), drainLabel(ring)];
+    // A resource's other changes (its status, written by its member) change nothing a pass decides on.
+    const onParentChange = {
+      ...onChange,
+      onUpdate: (before: KubeObject, after: KubeObject) => {
+        if (ringLabelsChanged(keep, before, after)) this.soon();
+      },
+    };
     const transform = (obj: KubeObject): KubeObject => {
       const labels = Object.fromEntries(
         keep.flatMap((k) => (obj.metadata.labels?.[k] !== undefined ? [[k, obj.metadata.labels[k]]] : [])),
@@ -120,7 +130,7 @@ export class Sharder {
           new Informer(
             client,
             { type: kind, namespace, metadataOnly: true, transform },
-            onChange,
+            onParentChange,
             options.log,
           ),
         );
@@ -203,7 +213,7 @@ export class Sharder {
     const now = Date.now();
     for (const name of this.renewals.keys())
       if (!leases.some((l) => l.metadata.name === name)) this.renewals.delete(name);
-    const decided = plan(ring, leases, objects, now, (lease) => this.renewedAt(lease, now));
+    const decided = plan(ring, leases, objects, now, (lease) => this.renewedAt(lease, now), this.placements);
     const counts: Record<string, number> = {};
     for (const state of decided.states.values()) counts[state] = (counts[state] ?? 0) + 1;
     this.options.metrics?.members(counts);
@@ -325,3 +335,7 @@ export class Sharder {
     }
   }
 }
+
+/** Whether any of the ring's labels (`keys`) differ between two versions of a resource. */
+export const ringLabelsChanged = (keys: readonly string[], a: KubeObject, b: KubeObject): boolean =>
+  keys.some((k) => a.metadata.labels?.[k] !== b.metadata.labels?.[k]);

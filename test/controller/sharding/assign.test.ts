@@ -1,6 +1,7 @@
 /** The ring leader's decisions: assign, drain, undrain, take over and remove, from Leases and labels. */
 import { memcachedKind } from '../../../constructs/memcached';
-import { labelsOf, plan, type Placed } from '../../../controller/sharding/assign';
+import { Placements, labelsOf, plan, type Placed } from '../../../controller/sharding/assign';
+import { ringLabelsChanged } from '../../../controller/sharding/sharder';
 import { HashRing } from '../../../controller/sharding/ring';
 import { RING_LABEL, drainLabel, shardLabel, type MemberLease } from '../../../controller/sharding/members';
 
@@ -131,5 +132,67 @@ describe('labelsOf', () => {
     expect(labelsOf('r', { action: 'assign', object, to: 'a' })).toEqual({ [SHARD]: 'a', [DRAIN]: null });
     expect(labelsOf('r', { action: 'drain', object, from: 'a', to: 'b' })).toEqual({ [DRAIN]: 'true' });
     expect(labelsOf('r', { action: 'undrain', object, member: 'a' })).toEqual({ [DRAIN]: null });
+  });
+});
+
+describe('Placements', () => {
+  const uids = Array.from({ length: 500 }, (_, i) => `uid-${i}`);
+
+  it('places each uid as the ring of the members does, and again after they change', () => {
+    const placements = new Placements();
+    for (const members of [
+      ['a', 'b', 'c'],
+      ['a', 'b', 'c'],
+      ['a', 'b', 'c', 'd'],
+      ['b', 'd'],
+    ]) {
+      const memberFor = placements.of(members, uids.length);
+      const ring = new HashRing(members);
+      expect(uids.filter((u) => memberFor(u) !== ring.memberFor(u))).toEqual([]);
+    }
+    expect(placements.of([], 0)('uid-1')).toBeUndefined();
+  });
+
+  it('remembers the uids of the members it was last asked for, and forgets them when they change', () => {
+    const placements = new Placements();
+    uids.forEach(placements.of(['a', 'b'], uids.length));
+    expect(placements.size).toBe(500);
+    placements.of(['a', 'b'], uids.length);
+    expect(placements.size).toBe(500);
+    placements.of(['a', 'b', 'c'], uids.length);
+    expect(placements.size).toBe(0);
+  });
+
+  it('forgets the uids of deleted resources once they would be most of what it holds', () => {
+    const placements = new Placements();
+    uids.forEach(placements.of(['a'], uids.length));
+    placements.of(['a'], 400); // 500 <= 2 x 400 + 1024: kept
+    expect(placements.size).toBe(500);
+    const many = Array.from({ length: 3000 }, (_, i) => `other-${i}`);
+    many.forEach(placements.of(['a'], 3000));
+    expect(placements.size).toBe(3500);
+    placements.of(['a'], 10); // 3,500 > 2 x 10 + 1024
+    expect(placements.size).toBe(0);
+  });
+
+  it('lets a pass with it decide as a pass without it', () => {
+    const leases = ['a', 'b', 'c'].map((m) => lease(m));
+    const objects = uids.map((u, i) => placed(u, i % 3 === 0 ? { [SHARD]: 'a' } : {}));
+    const placements = new Placements();
+    for (let pass = 0; pass < 2; pass++)
+      expect(plan('r', leases, objects, T, undefined, placements)).toEqual(plan('r', leases, objects, T));
+  });
+});
+
+describe('ringLabelsChanged', () => {
+  const obj = (labels: Record<string, string>) => ({ metadata: { name: 'm', labels } });
+  const keys = [SHARD, DRAIN];
+
+  it('wakes the leader for a change of the shard or drain label only', () => {
+    expect(ringLabelsChanged(keys, obj({}), obj({ [SHARD]: 'a' }))).toBe(true);
+    expect(ringLabelsChanged(keys, obj({ [SHARD]: 'a' }), obj({ [SHARD]: 'a', [DRAIN]: 'true' }))).toBe(true);
+    expect(ringLabelsChanged(keys, obj({ [SHARD]: 'a' }), obj({}))).toBe(true);
+    expect(ringLabelsChanged(keys, obj({ [SHARD]: 'a' }), obj({ [SHARD]: 'a', team: 'x' }))).toBe(false);
+    expect(ringLabelsChanged(keys, obj({ [SHARD]: 'a' }), obj({ [SHARD]: 'a' }))).toBe(false);
   });
 });
