@@ -2,10 +2,10 @@
  * The ring's leader at work: it watches the members' Leases and the labels of every resource of the
  * kinds (metadata only, the two labels of the ring kept), and whenever a Lease changes, a resource comes or
  * goes or its ring labels change (not its status), and every second (a Lease expires without an event), it
- * acts on ./assign's plan (each uid's place remembered while the members stay the same): labels resources, takes Leases over,
- * removes dead ones, and writes each Lease's state label for `kubectl get lease -L`. One pass at a time;
- * a change during a pass runs another after it. A write that fails is logged and retried by the next
- * pass, which decides again from what it sees then.
+ * acts on ./assign's plan (each uid's place remembered while the members stay the same): labels resources,
+ * takes Leases over, removes dead ones, and writes each Lease's state label for `kubectl get lease -L`.
+ * One pass at a time; a change during a pass runs another after it. A write that fails is logged and
+ * retried by the next pass, which decides again from what it sees then.
  */
 import { LEASE, type Kind, type KubeObject } from '../../constructs/kit';
 import type { KubeClient } from '../kube/client';
