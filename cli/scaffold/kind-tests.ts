@@ -7,22 +7,27 @@ import type { KindNames } from './names';
 
 export function constructTest(n: KindNames): string {
   return `/**
- * The ${n.kind} construct as cdk8s renders it: a snapshot (the first run writes it to __snapshots__/;
- * commit it, and a change to the children then shows in review), and what a user would check by hand.
+ * A ${n.kind}'s children as \`reconstruct synth\` and the controller render them (the kit's \`synthesize\`):
+ * a snapshot (the first run writes it to __snapshots__/; commit it, and a change to the children then
+ * shows in review), and what a user would check by hand.
  */
-import { Testing } from 'cdk8s';
-import { ${n.kind}, ${n.variable}Schema, type ${n.kind}Spec } from '../../src/${n.folder}';
+import { synthesize } from 'cdk8s-reconstruct';
+import { ${n.variable}Kind, ${n.variable}Schema, type ${n.kind}Spec } from '../../src/${n.folder}';
 
 interface Manifest {
   kind: string;
   metadata: { name: string };
-  spec: any;
+  spec?: any;
 }
 
+/**
+ * Through the kit, not a bare \`Testing.chart()\`: the kit names each resource's chart after it, so what
+ * cdk8s-plus derives from construct paths (the \`cdk8s.io/metadata.addr\` label a Service selects by) is
+ * the resource's own, as in the cluster; and it adds its labels and refuses what the controller refuses.
+ */
 function render(spec: ${n.kind}Spec, name = 'shop'): Manifest[] {
-  const chart = Testing.chart();
-  new ${n.kind}(chart, '${n.folder}', { name, spec });
-  return Testing.synth(chart) as Manifest[];
+  const resource = { apiVersion: ${n.variable}Kind.apiVersion, kind: ${n.variable}Kind.kind, metadata: { name }, spec };
+  return synthesize(${n.variable}Kind, resource) as Manifest[];
 }
 
 function find(manifests: Manifest[], kind: string): Manifest {
