@@ -98,16 +98,21 @@ const allAt = (revision: string) => {
 async function observe(build: string, until: () => boolean, timeoutMs: number) {
   const order: string[] = [];
   let most = 0;
-  const deadline = Date.now() + timeoutMs;
-  while (!until()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${order.length} of ${COUNT} at ${build}`);
+  const look = () => {
     const items = deployments();
     const rolling = items.filter((d) => buildOf(d) === build && !rolledOut(d)).length;
     most = Math.max(most, rolling);
     for (const d of items)
       if (buildOf(d) === build && !order.includes(d.metadata.name)) order.push(d.metadata.name);
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (!until()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${order.length} of ${COUNT} at ${build}`);
+    look();
     await new Promise((r) => setTimeout(r, 100));
   }
+  // Once more: those that took the build between the last look and \`until\` turning true (a CI run missed one).
+  look();
   return { order, most };
 }
 
