@@ -40,10 +40,15 @@ export function isReady(obj: KubeObject): boolean {
   return status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
-export function memcached(namespace: string, name: string, size: number): CustomResource<MemcachedSpec> {
+export function memcached(
+  namespace: string,
+  name: string,
+  size: number,
+  type: ApiKind = MEMCACHED,
+): CustomResource<MemcachedSpec> {
   return {
-    apiVersion: MEMCACHED.apiVersion,
-    kind: MEMCACHED.kind,
+    apiVersion: type.apiVersion,
+    kind: type.kind,
     metadata: { name, namespace },
     spec: { size },
   };
@@ -79,9 +84,11 @@ export class Cluster {
   private readonly addedNodes: string[] = [];
   private readonly serviceCidrs: string[] = [];
 
+  /** `resource`: the kind of the N resources, with `spec.size` (cache.example.com Memcached, or kro's). */
   constructor(
     readonly client: KubeClient,
     readonly namespace: string,
+    readonly resource: ApiKind = MEMCACHED,
   ) {}
 
   async createNamespace(): Promise<void> {
@@ -254,14 +261,11 @@ export class Cluster {
     }
   }
 
-  /**
-   * Removes the finalizers of the Memcached resources that have one (the Go peer's), so that they go once
-   * deleted without a controller running to finalize them.
-   */
+  /** Removes the resources' finalizers (the Go peer's, kro's): they go once deleted, no controller running. */
   private async dropFinalizers(): Promise<void> {
     const list = await this.client.request<{ items: KubeObject[] }>({
       method: 'GET',
-      path: resourcePath(MEMCACHED, this.namespace),
+      path: resourcePath(this.resource, this.namespace),
     });
     const held = list.items
       .filter((o) => (o.metadata.finalizers ?? []).length > 0)
@@ -270,7 +274,7 @@ export class Cluster {
       await this.client
         .request({
           method: 'PATCH',
-          path: resourcePath(MEMCACHED, this.namespace, name),
+          path: resourcePath(this.resource, this.namespace, name),
           body: { metadata: { finalizers: null } },
         })
         .catch((err) => {
@@ -281,7 +285,7 @@ export class Cluster {
 
   /** Deletes every resource and child in the namespace (finalizers dropped) and waits until they are gone. */
   async wipe(timeoutMs: number): Promise<boolean> {
-    const types = [MEMCACHED, DEPLOYMENT, REPLICA_SET, SERVICE];
+    const types = [this.resource, DEPLOYMENT, REPLICA_SET, SERVICE];
     const gone = await until(
       async () => {
         await this.dropFinalizers();
@@ -359,8 +363,8 @@ export class Cluster {
     return retrying(`create Memcached ${name}`, () =>
       this.client.request<KubeObject>({
         method: 'POST',
-        path: resourcePath(MEMCACHED, this.namespace),
-        body: memcached(this.namespace, name, size),
+        path: resourcePath(this.resource, this.namespace),
+        body: memcached(this.namespace, name, size, this.resource),
       }),
     );
   }
@@ -368,7 +372,7 @@ export class Cluster {
   async patchSize(name: string, size: number): Promise<KubeObject> {
     return this.client.request<KubeObject>({
       method: 'PATCH',
-      path: resourcePath(MEMCACHED, this.namespace, name),
+      path: resourcePath(this.resource, this.namespace, name),
       body: { spec: { size } },
     });
   }
@@ -376,7 +380,7 @@ export class Cluster {
   async getMemcached(name: string): Promise<KubeObject> {
     return this.client.request<KubeObject>({
       method: 'GET',
-      path: resourcePath(MEMCACHED, this.namespace, name),
+      path: resourcePath(this.resource, this.namespace, name),
     });
   }
 

@@ -70,7 +70,7 @@ export class ControllerProcess {
     const ready = await until(async () => {
       if (proc.exitCode !== null) return true;
       const res = await fetch(launch.readyUrl).catch(() => undefined);
-      return res?.status === 200;
+      return res?.status === 200 && ((await launch.ready?.().catch(() => false)) ?? true);
     }, 60_000);
     if (proc.exitCode !== null || !ready) {
       await controller.stop();

@@ -2,8 +2,12 @@
  * The controller under test, as the phases see it: how to start one process of it, how to read it, and
  * when its work on a resource counts as done. Any controller that reconciles the Memcached kind
  * (cache.example.com) into a Deployment (and more), serves a readiness URL and Prometheus metrics, and runs
- * as a process of its own can be measured; `reconstruct.ts` and `peer-go.ts` describe the two there are.
+ * as a process of its own can be measured; `reconstruct.ts`, `peer-go.ts` and `peer-kro.ts` describe the
+ * three there are. A controller may reconcile a kind of its own instead (kro: the Memcached its
+ * ResourceGraphDefinition defines), with the same `spec.size`.
  */
+import type { ApiKind } from '../../constructs/kit';
+import type { KubeClient } from '../../controller/kube/client';
 import type { MetricNames } from './metrics';
 
 /** What one run of the controller is asked to do. */
@@ -32,6 +36,11 @@ export interface Launch {
   readyUrl: string;
   /** Its Prometheus metrics, in the text format. */
   metricsUrl: string;
+  /**
+   * Also polled, once readyUrl answers, where a controller's readiness URL says less than "ready to
+   * reconcile" (kro's answers before its controller for the resource's kind has started).
+   */
+  ready?: () => Promise<boolean>;
 }
 
 /**
@@ -56,6 +65,12 @@ export interface ControllerUnderTest {
   readonly about: string;
   /** Throws, saying what to do, when it cannot be started (not built, say): before the run touches the cluster. */
   check(): void;
+  /** The kind of the resources it reconciles; Memcached (cache.example.com/v1alpha1) when not given. */
+  readonly resource?: ApiKind;
+  /** Installs what it needs in the cluster before its first run (CRDs, definitions); once per bench. */
+  prepare?(client: KubeClient): Promise<void>;
+  /** Removes what prepare installed, after the last run. */
+  finish?(client: KubeClient): Promise<void>;
   /** The command line and URLs of a new process; free ports are picked here. */
   launch(options: LaunchOptions): Promise<Launch>;
   /** What it makes of a resource and how it says the resource is Ready. */

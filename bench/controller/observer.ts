@@ -1,11 +1,11 @@
 /**
- * What the bench sees through its own watches (one informer each for Memcached, Deployment and Service): when
+ * What the bench sees through its own watches (one informer each for the resources, Deployments and Services): when
  * each resource was created, when its children were applied, when it became Ready, and its Deployment's
  * replicas. "Applied" means delivered by this watch, the same for the controller and the baseline; which
  * children count and what Ready means are the Milestones it is given.
  */
 import { DEPLOYMENT, SERVICE } from '../../constructs';
-import type { KubeObject } from '../../constructs/kit';
+import type { ApiKind, KubeObject } from '../../constructs/kit';
 import { Informer } from '../../controller/runtime/informer';
 import type { KubeClient } from '../../controller/kube/client';
 import { MEMCACHED, isReady } from './cluster';
@@ -29,11 +29,12 @@ export class Observer {
     client: KubeClient,
     namespace: string,
     readonly milestones: Milestones,
+    resource: ApiKind = MEMCACHED,
   ) {
     this.informers = [
       new Informer(
         client,
-        { type: MEMCACHED, namespace },
+        { type: resource, namespace },
         {
           onAdd: (obj) => this.memcached(obj),
           onUpdate: (old, obj) => {

@@ -27,7 +27,7 @@ function buildScript(): string {
 }
 
 /** client-go counts requests by HTTP method; the bench counts them by Kubernetes verb. */
-const VERB_OF_METHOD: Record<string, string> = {
+export const VERB_OF_METHOD: Record<string, string> = {
   GET: 'get',
   POST: 'create',
   PUT: 'update',

@@ -1,15 +1,27 @@
 /**
- * The report of bench:peer: per count, one table of the figures of reconstruct and of the Go peer (medians of
- * their runs), their ratio, and the Go peer with as many workers as reconstruct.
+ * The report of bench:peer: per count, one table of the figures of reconstruct and of its peers (medians of
+ * their runs): the Go peer with its defaults and with as many workers as reconstruct, kro with its defaults
+ * and tuned (those workers, a client QPS that never throttles), and reconstruct's ratio to each.
  */
 import type { CpuSpent } from './proc';
 import type { Results } from './report';
 import { median } from './support';
 
+/** The table's columns: reconstruct, then each peer in its two configurations. */
+export type Column = 'reconstruct' | 'peer' | 'peer4' | 'kro' | 'kroTuned';
+
+/** A peer's column header, and whether reconstruct's ratio to it is given beside it. */
+const PEERS: { column: Exclude<Column, 'reconstruct'>; title: (workers: string | number) => string }[] = [
+  { column: 'peer', title: (w) => `Go peer (${w} worker)` },
+  { column: 'peer4', title: (w) => `Go peer, ${w} workers` },
+  { column: 'kro', title: (w) => `kro (${w} worker)` },
+  { column: 'kroTuned', title: (w) => `kro, ${w} workers, QPS 1000` },
+];
+
 /** One run's figures, and which column they go to. */
 export interface PeerRun {
   count: number;
-  column: 'reconstruct' | 'peer' | 'peer4';
+  column: Column;
   controller: string;
   workers: number;
   results: Results;
@@ -75,50 +87,63 @@ export const FIGURES: Figure[] = [
 ];
 
 /** The median of a figure over the runs of one column; NaN without runs. */
-export function columnValue(runs: PeerRun[], column: PeerRun['column'], figure: Figure): number {
+export function columnValue(runs: PeerRun[], column: Column, figure: Figure): number {
   const values = runs.filter((x) => x.column === column).map((x) => figure.value(x.results));
   return values.length === 0 ? NaN : median(values);
 }
 
-/** The table of one count. */
+/** reconstruct's figure over the peer's, two digits; '-' where either is missing or the peer's is 0. */
+export function ratio(a: number, b: number): string {
+  return Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? (a / b).toFixed(2) : '-';
+}
+
+/** The table of one count: a column per configuration that ran, reconstruct's ratio after each peer's. */
 export function peerTable(count: number, runs: PeerRun[], idleSeconds: number): string {
   const mine = runs.filter((x) => x.count === count);
-  const of = (column: PeerRun['column']) => mine.filter((x) => x.column === column);
+  const of = (column: Column) => mine.filter((x) => x.column === column);
   const text = (v: number, f: Figure) =>
     Number.isFinite(v) ? `${v.toFixed(f.digits)}${f.unit ? ` ${f.unit}` : ''}` : 'n/a';
-  const ratio = (a: number, b: number) =>
-    Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? (a / b).toFixed(2) : '-';
-  const workers = (column: PeerRun['column']) => of(column)[0]?.workers ?? '?';
+  const workers = (column: Column) => of(column)[0]?.workers ?? '?';
+  const medianOf = (column: Column) => (of(column).length > 1 ? `, median of ${of(column).length}` : '');
+  const peers = PEERS.filter((p) => of(p.column).length > 0);
   const rows: string[][] = [
     [
       `N = ${count}`,
-      `reconstruct (${workers('reconstruct')} workers, median of ${of('reconstruct').length})`,
-      `Go peer (${workers('peer')} worker, median of ${of('peer').length})`,
-      'ratio',
-      `Go peer, ${workers('peer4')} workers`,
+      `reconstruct (${workers('reconstruct')} workers${medianOf('reconstruct')})`,
+      ...peers.flatMap((p) => [`${p.title(workers(p.column))}${medianOf(p.column)}`, 'ratio']),
     ],
     ...FIGURES.map((f) => {
-      const [r, p, p4] = (['reconstruct', 'peer', 'peer4'] as const).map((c) => columnValue(mine, c, f));
+      const r = columnValue(mine, 'reconstruct', f);
       const label = f.label.startsWith('idle:')
         ? `${f.label} over ${idleSeconds} s, all converged`
         : f.label.startsWith('idle, the next window:')
           ? `${f.label} of ${idleSeconds} s`
           : f.label;
-      return [label, text(r, f), text(p, f), ratio(r, p), text(p4, f)];
+      return [
+        label,
+        text(r, f),
+        ...peers.flatMap((p) => {
+          const v = columnValue(mine, p.column, f);
+          return [text(v, f), ratio(r, v)];
+        }),
+      ];
     }),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  const lastDeployment = (column: PeerRun['column']) =>
+  const lastDeployment = (column: Column) =>
     of(column)
       .map((x) => FIGURES[0].value(x.results).toFixed(1))
       .join(', ');
+  const inOrder = [
+    `reconstruct ${lastDeployment('reconstruct')}`,
+    ...peers.map((p) => `${p.title(workers(p.column))} ${lastDeployment(p.column)}`),
+  ];
   return [
     line(rows[0]),
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.slice(1).map(line),
     '',
-    `runs, time to the last Deployment (s), in order: reconstruct ${lastDeployment('reconstruct')}; ` +
-      `Go peer ${lastDeployment('peer')}; Go peer, ${workers('peer4')} workers ${lastDeployment('peer4')}`,
+    `runs, time to the last Deployment (s), in order: ${inOrder.join('; ')}`,
   ].join('\n');
 }

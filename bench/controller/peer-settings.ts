@@ -1,13 +1,18 @@
-/** The settings of bench:peer (reconstruct against the Go peer): its flags, defaults and help. */
+/** The settings of bench:peer (reconstruct against the Go peer and kro): its flags, defaults and help. */
 import { parseArgs } from 'node:util';
 import { type Settings, int } from './settings';
 
 export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   (npm run bench:peer -- [options])
 
   --counts N,N       Memcached resources per run, one table each (default 500,2000)
-  --pairs N          reconstruct / Go peer pairs per count (default 3 up to 500, 1 above)
-  --workers N        reconstruct's workers (default 4, its default); the Go peer runs with its
-                     default (1) in the pairs, then once with this many
+  --peers go,kro     the peers reconstruct runs against (default both): go, the controller-runtime
+                     memcached-operator of bench/peer-go; kro, kro's controller with the
+                     ResourceGraphDefinition of bench/peer-kro (both built with Go, cached)
+  --pairs N          rounds per count, each a run of reconstruct and of each peer, their order
+                     rotated between rounds (default 3 up to 500, 1 above)
+  --workers N        reconstruct's workers (default 4, its default); each peer runs with its
+                     defaults (1 worker) in the rounds, then once with this many (kro also with a
+                     client QPS of 1,000, burst 2,000, so that its rate limiter never waits)
   --updates N        single updates timed per run (default 20)
   --idle SECONDS     each of the two idle windows once all converged (default 60)
   --deadline MIN     stop (and clean up) after this many minutes whatever happens (default 120)
@@ -18,8 +23,13 @@ export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   
   -h, --help
 `;
 
+/** The peers bench:peer can run against. */
+export const PEER_NAMES = ['go', 'kro'] as const;
+export type PeerName = (typeof PEER_NAMES)[number];
+
 export interface PeerSettings {
   counts: number[];
+  peers: PeerName[];
   /** Pairs for a count: the flag, else 3 up to 500 and 1 above. */
   pairs: (count: number) => number;
   workers: number;
@@ -32,11 +42,13 @@ export interface PeerSettings {
   sameWork: boolean;
 }
 
-/** The settings from the command line; undefined after --help. Throws on a bad value. */
-export function peerSettings(): PeerSettings | undefined {
+/** The settings from the command line (`args`); undefined after --help. Throws on a bad value. */
+export function peerSettings(args = process.argv.slice(2)): PeerSettings | undefined {
   const { values } = parseArgs({
+    args,
     options: {
       counts: { type: 'string' },
+      peers: { type: 'string' },
       pairs: { type: 'string' },
       workers: { type: 'string' },
       updates: { type: 'string' },
@@ -53,8 +65,14 @@ export function peerSettings(): PeerSettings | undefined {
     return undefined;
   }
   const pairs = values.pairs === undefined ? undefined : int('pairs', values.pairs, 1, 1);
+  const peers = (values.peers ?? PEER_NAMES.join(',')).split(',').map((x) => x.trim());
+  for (const peer of peers) {
+    if (!(PEER_NAMES as readonly string[]).includes(peer))
+      throw new Error(`--peers: '${peer}' is not a peer (they are: ${PEER_NAMES.join(', ')})`);
+  }
   return {
     counts: (values.counts ?? '500,2000').split(',').map((c) => int('counts', c.trim(), 0, 1)),
+    peers: [...new Set(peers as PeerName[])],
     pairs: (count) => pairs ?? (count <= 500 ? 3 : 1),
     workers: int('workers', values.workers, 4, 1),
     updates: int('updates', values.updates, 20, 0),

@@ -1,12 +1,17 @@
 /**
- * bench:peer, its entry point: reconstruct against the Go controller-runtime operator users would pick
- * instead (bench/peer-go, operator-sdk's memcached sample), side by side on the local control plane.
+ * bench:peer, its entry point: reconstruct against what users would pick instead, side by side on the local
+ * control plane: the Go controller-runtime operator (bench/peer-go, operator-sdk's memcached sample) and
+ * kro, a kind defined as data (bench/peer-kro: kro's controller and a ResourceGraphDefinition that makes
+ * the same children as our Memcached).
  *
- *   npm run bench:peer                                # N = 500 (3 pairs) and 2,000 (1 pair)
+ *   npm run bench:peer                                # N = 500 (3 rounds) and 2,000 (1 round)
  *   npm run bench:peer -- --counts 50 --pairs 1       # a quick look
+ *   npm run bench:peer -- --peers kro                 # against kro alone
  *
- * For each count, runs alternate: reconstruct (its defaults: 4 workers) and the Go peer (its defaults: one
- * worker), every other pair the peer first, then the peer once with reconstruct's workers. Each run is
+ * For each count, rounds of one run each: reconstruct (its defaults: 4 workers), the Go peer and kro (their
+ * defaults: one worker), the order rotated every round, so that none always runs on a cluster settling
+ * from another; then each peer once with reconstruct's workers (kro also with a client QPS that never
+ * throttles). Each run is
  * controller A of bench:controller (phases/controller.ts) in a fresh namespace, the controller running with
  * its own resync period: N Memcached of size 1 created, 32 requests in flight; time to the last Deployment
  * and to all Ready; CPU during the burst (/proc); API requests per resource (its /metrics); RSS; 20 single
@@ -25,7 +30,8 @@ import type { ControllerUnderTest, Milestones } from './controller-under-test';
 import { guard, run } from './guard';
 import { Observer } from './observer';
 import { peerGo } from './peer-go';
-import { type PeerRun, peerTable } from './peer-report';
+import { peerKro, peerKroTuned } from './peer-kro';
+import { type Column, type PeerRun, peerTable } from './peer-report';
 import { PEER_HELP, type PeerSettings, peerSettings, runSettings } from './peer-settings';
 import { directPhase } from './phases/baseline';
 import { controllerPhase } from './phases/controller';
@@ -53,8 +59,20 @@ async function main(): Promise<number> {
   if (!p) return 0;
   const settings = p;
   const reconstruct = reconstructUnderTest(settings.sameWork);
-  reconstruct.check();
-  peerGo.check();
+  const go = settings.peers.includes('go');
+  const kro = settings.peers.includes('kro');
+  /** Each round's runs, in the first round's order: the controller, its workers, its column. */
+  const contenders: [ControllerUnderTest, number, Column][] = [
+    [reconstruct, settings.workers, 'reconstruct'],
+    ...(go ? [[peerGo, 1, 'peer'] as [ControllerUnderTest, number, Column]] : []),
+    ...(kro ? [[peerKro, 1, 'kro'] as [ControllerUnderTest, number, Column]] : []),
+  ];
+  const tuned: [ControllerUnderTest, number, Column][] = [
+    ...(go ? [[peerGo, settings.workers, 'peer4'] as [ControllerUnderTest, number, Column]] : []),
+    ...(kro ? [[peerKroTuned, settings.workers, 'kroTuned'] as [ControllerUnderTest, number, Column]] : []),
+  ];
+  const targets = [...new Set([...contenders, ...tuned].map(([target]) => target))];
+  for (const target of targets) target.check();
   const client = loadClient({ userAgent: 'reconstruct-bench', maxSockets: 64 });
   const base = `reconstruct-peer-${Math.random().toString(16).slice(2, 8)}`;
   // The home namespace: the warm-up's, and the owner of the nodes and Service IPs added for the largest count.
@@ -67,21 +85,17 @@ async function main(): Promise<number> {
     }
     log(`cleaning up namespace ${base}`);
     await home.cleanUp();
+    for (const target of targets) await target.finish?.(client).catch((err) => log(String(err)));
   });
 
   const loadAtStart = load();
   const runs: PeerRun[] = [];
   let serial = 0;
   /** One run of one controller in a namespace of its own, deleted after it. */
-  const measure = async (
-    count: number,
-    target: ControllerUnderTest,
-    workers: number,
-    column: PeerRun['column'],
-  ) => {
+  const measure = async (count: number, target: ControllerUnderTest, workers: number, column: Column) => {
     const s = runSettings(settings, count, workers, `${base}-${++serial}`);
-    const cluster = new Cluster(client, s.namespace);
-    const observer = new Observer(client, s.namespace, MILESTONES);
+    const cluster = new Cluster(client, s.namespace, target.resource);
+    const observer = new Observer(client, s.namespace, MILESTONES, target.resource);
     current = { cluster, observer };
     log(`run ${serial}: ${target.name}, ${workers} worker(s), N = ${count}, namespace ${s.namespace}`);
     const results: Results = { count, workers };
@@ -99,6 +113,7 @@ async function main(): Promise<number> {
 
   try {
     await home.createNamespace();
+    for (const target of targets) await target.prepare?.(client);
     // Room for the largest count, once (the nodes and the ServiceCIDR are named after the home namespace).
     const largest = Math.max(...settings.counts);
     log(await home.addNodesFor(largest + settings.updates));
@@ -106,16 +121,12 @@ async function main(): Promise<number> {
     for (const [i, count] of settings.counts.entries()) {
       if (i === 0 && settings.warmup) await warmUp(home, settings, count);
       const pairs = settings.pairs(count);
-      for (let pair = 0; pair < pairs; pair++) {
-        // Every other pair the peer first, so that neither always runs on a cluster settling from the other.
-        const order: [ControllerUnderTest, number, PeerRun['column']][] = [
-          [reconstruct, settings.workers, 'reconstruct'],
-          [peerGo, 1, 'peer'],
-        ];
-        if (pair % 2 === 1) order.reverse();
+      for (let round = 0; round < pairs; round++) {
+        const first = round % contenders.length;
+        const order = [...contenders.slice(first), ...contenders.slice(0, first)];
         for (const [target, workers, column] of order) await measure(count, target, workers, column);
       }
-      await measure(count, peerGo, settings.workers, 'peer4');
+      for (const [target, workers, column] of tuned) await measure(count, target, workers, column);
     }
   } finally {
     await cleanUp();
@@ -127,13 +138,17 @@ async function main(): Promise<number> {
     [
       '',
       `bench:peer: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
-      `reconstruct: ${reconstruct.about}; ${peerGo.about}`,
+      `reconstruct: ${reconstruct.about}; ${targets
+        .slice(1)
+        .map((t) => t.about)
+        .join('; ')}`,
       `load average (1, 5, 15 min): ${loadAtStart} at start, ${loadAtEnd} at end`,
       '',
       tables.join('\n\n'),
       '',
-      "Both judged alike: children applied = the Deployment seen by the bench's watch, Ready = the Deployment's",
-      'readyReplicas == spec.size. Ratio = reconstruct / Go peer. Each controller runs with its own resync period.',
+      "All judged alike: children applied = the Deployment seen by the bench's watch, Ready = the Deployment's",
+      'readyReplicas == spec.size. Ratio = reconstruct / the peer to its left. Each controller runs with its own',
+      'resync period.',
       '',
     ].join('\n'),
   );
