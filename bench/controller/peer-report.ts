@@ -73,6 +73,7 @@ export const FIGURES: Figure[] = [
   figure('API reads (GET) per resource', '', 2, gets),
   figure('conflicts (409) per resource', '', 2, (r) => perResource(r, conflicts(r))),
   figure('reconciles per resource in the burst', '', 1, (r) => num(r.reconcilesPerResourceUntilApplied)),
+  figure('reconciles per resource until all Ready, settled', '', 2, (r) => num(r.reconcilesPerResource)),
   figure('RSS at start', 'MB', 0, (r) => num(r.idleRssMB)),
   figure('peak RSS', 'MB', 0, (r) => num(r.peakRssMB)),
   figure('RSS idle, all converged', 'MB', 0, (r) => num(r.idleRssAfterMB)),

@@ -13,6 +13,8 @@ export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   
   --workers N        reconstruct's workers (default 4, its default); each peer runs with its
                      defaults (1 worker) in the rounds, then once with this many (kro also with a
                      client QPS of 1,000, burst 2,000, so that its rate limiter never waits)
+  --size N           spec.size of each Memcached (default 1); 0: Deployments without pods, for counts
+                     the machine's kwok nodes would take long to start pods for (10,000)
   --updates N        single updates timed per run (default 20)
   --idle SECONDS     each of the two idle windows once all converged (default 60)
   --deadline MIN     stop (and clean up) after this many minutes whatever happens (default 120)
@@ -33,6 +35,7 @@ export interface PeerSettings {
   /** Pairs for a count: the flag, else 3 up to 500 and 1 above. */
   pairs: (count: number) => number;
   workers: number;
+  size: number;
   updates: number;
   idleSeconds: number;
   deadlineMs: number;
@@ -51,6 +54,7 @@ export function peerSettings(args = process.argv.slice(2)): PeerSettings | undef
       peers: { type: 'string' },
       pairs: { type: 'string' },
       workers: { type: 'string' },
+      size: { type: 'string' },
       updates: { type: 'string' },
       idle: { type: 'string' },
       deadline: { type: 'string' },
@@ -75,6 +79,7 @@ export function peerSettings(args = process.argv.slice(2)): PeerSettings | undef
     peers: [...new Set(peers as PeerName[])],
     pairs: (count) => pairs ?? (count <= 500 ? 3 : 1),
     workers: int('workers', values.workers, 4, 1),
+    size: int('size', values.size, 1, 0),
     updates: int('updates', values.updates, 20, 0),
     idleSeconds: int('idle', values.idle, 60, 1),
     deadlineMs: int('deadline', values.deadline, 120, 1) * 60_000,
@@ -84,13 +89,13 @@ export function peerSettings(args = process.argv.slice(2)): PeerSettings | undef
   };
 }
 
-/** The phases' settings for one run: N Memcached of size 1, 32 creates in flight, the controller's own resync. */
+/** The phases' settings for one run: N Memcached (of size 1), 32 creates in flight, the controller's own resync. */
 export function runSettings(p: PeerSettings, count: number, workers: number, namespace: string): Settings {
   return {
     count,
     workers,
     concurrency: 32,
-    size: 1,
+    size: p.size,
     resyncSeconds: 600,
     updates: p.updates,
     namespace,

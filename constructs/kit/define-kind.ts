@@ -12,6 +12,7 @@ import type { Kind, KindOptions, RolloutOptions } from './kind';
 import { KindDefinitionError, problemsOf } from './kind-checks';
 import { Converter } from './conversion';
 import { crdOf } from './kind-crd';
+import { kitView } from './kit-view';
 import { MAX_NAME_LENGTH } from './resource';
 import { versionInfos, type KindVersion } from './versions';
 
@@ -68,7 +69,8 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     ready(context) {
       const namespace = context.resource.metadata.namespace;
       const children =
-        context.waiting ?? childrenReadiness(context.children, context.view, options.children, namespace);
+        context.waiting ??
+        childrenReadiness(context.children, kitView(context.view), options.children, namespace);
       if (!options.ready) return children;
       const own = options.ready(context, children);
       return own.ready && !children.ready ? children : own;

@@ -75,7 +75,8 @@ export class Finalizer {
   private readonly conflicted = new Set<string>();
 
   constructor(
-    private readonly view: ClusterView,
+    /** The view a kind's sync plans from: the caches, its reads recorded (KindReads). */
+    private readonly viewOf: (definition: Kind) => ClusterView,
     private readonly writer: Writer,
     private readonly events: EventSink,
     private readonly now: () => Date,
@@ -95,7 +96,7 @@ export class Finalizer {
         this.held.delete(key);
         return {}; // Someone else's finalizers, or none: nothing of ours holds it.
       }
-      const steps = sync.plan(resource, this.view, true);
+      const steps = sync.plan(resource, this.viewOf(definition), true);
       if (!(await this.make(definition, steps, true, log))) return { requeueAfterMs: CONFLICT_RETRY_MS };
       return steps.length === 0
         ? this.release(definition, resource, sync, log)
@@ -119,7 +120,7 @@ export class Finalizer {
    */
   async sync(definition: Kind, resource: CustomResource, log: Logger): Promise<SyncWait[]> {
     if (!definition.sync) return [];
-    const steps = definition.sync.plan(resource, this.view, false);
+    const steps = definition.sync.plan(resource, this.viewOf(definition), false);
     if (!(await this.make(definition, steps, false, log))) {
       this.conflicted.add(objectKey(definition, resource.metadata.namespace, resource.metadata.name));
     }

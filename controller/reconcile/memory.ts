@@ -5,7 +5,7 @@
  * children were given; and the namespaces being deleted. Everything else is read from the caches on each
  * reconcile. `forget` drops all of a resource's at once, when it is gone.
  */
-import type { ClusterView } from '../../constructs/kit';
+import type { ClusterView, Kind } from '../../constructs/kit';
 import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
 import type { LiveReads } from '../kube/live-reads';
@@ -45,8 +45,11 @@ export class ResourceMemory {
       busy,
       copyLabels,
       bucketLabel,
+      kindView,
     }: {
       reads?: LiveReads;
+      /** The view a kind's sync reads through (KindReads records it); the caches themselves by default. */
+      kindView?: (definition: Kind) => ClusterView;
       busy?: () => boolean;
       copyLabels?: readonly string[];
       bucketLabel?: string;
@@ -55,7 +58,7 @@ export class ResourceMemory {
     this.syntheses = new Syntheses(copyLabels, bucketLabel);
     this.troubles = new Troubles(reads, log, now, busy);
     this.writeOnly = new WriteOnlyChildren(writer, now);
-    this.finalizer = new Finalizer(view, writer, events, now);
+    this.finalizer = new Finalizer(kindView ?? (() => view), writer, events, now);
     this.drift = new DriftRepair(writer, log);
     this.terminating = new TerminatingNamespaces(now);
   }

@@ -1,15 +1,14 @@
 /**
  * One reconcile of one custom resource, the same for every kind, as its phases read top to bottom in
- * `reconcileResource`: gone (forget it), suspended (suspend.ts: no writes but its Suspended condition;
- * a reconcile asked for makes memory.ts forget what it stopped looking at), finalize (finalize.ts,
- * ordered-deletion.ts: a resource being deleted is held or released there), a terminating namespace (terminating.ts), synthesize (synthesize.ts:
- * a spec the construct refuses is said, not retried), the rollout's gate (rollout.ts: a resource whose turn to
- * move to the kind's new revision has not come keeps its children as they are), apply the children (apply.ts, each by its policy,
- * each saying what it did as an outcome), prune and sync (prune.ts, the kind's sync in finalize.ts), and
- * status: the outcomes folded once into a summary (summary.ts), the decision made from it in one pure
- * function (decide.ts), and carried out in one place (`settle`: events, the status write, the requeue).
- * Level-based: everything is computed from the current world, so a missed event or a restart is harmless.
- * What is remembered between reconciles is in one object (memory.ts).
+ * `reconcileResource`: gone (forget it), suspended (suspend.ts: no writes but its Suspended condition),
+ * finalize (finalize.ts, ordered-deletion.ts: a resource being deleted is held or released there), a
+ * terminating namespace (terminating.ts), synthesize (synthesize.ts: a spec the construct refuses is said,
+ * not retried), the rollout's gate (rollout.ts), apply the children (apply.ts, each by its policy), prune
+ * and sync (prune.ts, finalize.ts), and status: the outcomes folded into a summary (summary.ts), the
+ * decision made from it in one pure function (decide.ts), carried out in one place (`settle`). The kind's
+ * own code reads through a view that records what it reads (kind-reads.ts). Level-based: everything is
+ * computed from the current world, so a missed event or a restart is harmless. What is remembered between
+ * reconciles is in one object (memory.ts).
  */
 import {
   SpecError,
@@ -29,6 +28,7 @@ import type { Logger } from '../log';
 import { applyChildren, type ApplyDeps, type ApplyScope } from './apply';
 import { decide, decideInvalid, type Decision } from './decide';
 import { finalize } from './finalize';
+import { KindReads } from './kind-reads';
 import { ResourceMemory } from './memory';
 import { OrderedDeletion } from './ordered-deletion';
 import { prune } from './prune';
@@ -105,6 +105,7 @@ export interface ReconcilerOptions {
 
 export class Reconciler {
   private readonly memory: ResourceMemory;
+  readonly kindReads = new KindReads(); // asked by the manager's predicate of child updates
   private readonly ordered: OrderedDeletion;
   private readonly apply: ApplyDeps;
   private readonly view: ClusterView;
@@ -128,7 +129,8 @@ export class Reconciler {
     this.rollouts = new Rollouts(view, now, options.rollout);
     this.enqueue = options.enqueue;
     this.shard = options.shard;
-    this.memory = new ResourceMemory(view, writer, events, log, now, options);
+    const kindView = (definition: Kind) => this.kindReads.view(definition, view);
+    this.memory = new ResourceMemory(view, writer, events, log, now, { ...options, kindView });
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
     this.apply = { view, writer, drift, writeOnly, unseen };
@@ -305,7 +307,7 @@ export class Reconciler {
     const context = {
       resource,
       children: desired.map((d) => d.child),
-      view: this.view,
+      view: this.kindReads.view(definition, this.view),
       ...(waiting ? { waiting: { ready: false, reason: 'Waiting', message: waiting } } : {}),
     };
     const namespace = resource.metadata.namespace;

@@ -12,6 +12,7 @@ import {
   type StatusContext,
   type SyncWait,
 } from '../../constructs/kit';
+import { kitView } from '../../constructs/kit/kit-view';
 import type { Writer } from '../kube/writer';
 import { sameJson } from './converge';
 import { notYetCurrent, type Intent } from './intent';
@@ -111,7 +112,9 @@ export function kindReadiness(
   namespace: string | undefined,
 ): Readiness {
   const readiness = syncWaits.length > 0 ? waitReadiness(syncWaits) : definition.ready(context);
-  return readiness.ready ? (notYetCurrent(desired, context.view, namespace) ?? readiness) : readiness;
+  return readiness.ready
+    ? (notYetCurrent(desired, kitView(context.view), namespace) ?? readiness)
+    : readiness;
 }
 
 /** The kind's own fields of a resource's status as it is: all but `observedGeneration` and `conditions`. */

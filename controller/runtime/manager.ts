@@ -133,7 +133,10 @@ export class Manager implements ClusterView {
       stateChanged: () => this.states.refresh(),
     };
     this.caches = new Caches(client, options.namespaces, log, observer);
-    for (const watch of watchTable(kinds.kinds, this.selector, options.shardedWatch)) {
+    const reads = this.reconciler.kindReads;
+    for (const watch of watchTable(kinds.kinds, this.selector, options.shardedWatch, (owner, type) =>
+      reads.reads(owner, type),
+    )) {
       this.states.need(watch.kind, this.caches.open(watch, this.handlers(watch)));
     }
     // A CRD installed after the controller started (or reinstalled) is picked up within a second or so,
@@ -173,12 +176,14 @@ export class Manager implements ClusterView {
         }
       }
     };
+    const counted = (event: 'add' | 'update' | 'delete', obj: KubeObject, enqueued = true) => {
+      if (enqueued) onEvent(obj);
+      this.metrics.watchEvent(kind.kind, watch.type.plural, event, enqueued);
+    };
     return {
-      ...(watch.onAdd ? { onAdd: onEvent } : {}),
-      onUpdate: (before, obj) => {
-        if (watch.worthIt(before, obj)) onEvent(obj);
-      },
-      onDelete: onEvent,
+      ...(watch.onAdd ? { onAdd: (obj: KubeObject) => counted('add', obj) } : {}),
+      onUpdate: (before, obj) => counted('update', obj, watch.worthIt(before, obj)),
+      onDelete: (obj) => counted('delete', obj),
     };
   }
 

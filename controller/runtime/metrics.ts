@@ -50,6 +50,7 @@ export class Metrics {
   private queue?: WorkQueue;
   private readonly available: Gauge<'kind'>;
   private readonly restarts: Counter<'resource' | 'reason'>;
+  private readonly watchEvents: Counter<'kind' | 'resource' | 'event' | 'result'>;
   private readonly requests: Counter<'verb' | 'code'>;
   private readonly requestDuration: Histogram<'verb'>;
   /** Plain tallies, so tests and the benchmark need not parse the exposition format. */
@@ -107,6 +108,12 @@ export class Metrics {
       name: 'reconstruct_watch_restarts_total',
       help: 'Watches that ended and were started again, by resource and reason (timeout, expired, inactive, error).',
       labelNames: ['resource', 'reason'],
+      registers,
+    });
+    this.watchEvents = new Counter({
+      name: 'reconstruct_watch_events_total',
+      help: "Watch events, by the kind whose watch saw them, the resource watched, the event (add, update, delete) and result: enqueued, or filtered (the watch's predicate found nothing a reconcile reads changed).",
+      labelNames: ['kind', 'resource', 'event', 'result'],
       registers,
     });
     this.requests = new Counter({
@@ -324,6 +331,11 @@ export class Metrics {
 
   watchRestarts(resource: string, reason: string): void {
     this.restarts.inc({ resource, reason });
+  }
+
+  /** One event of a kind's watch of `resource` (a plural), and whether it enqueued anything. */
+  watchEvent(kind: string, resource: string, event: 'add' | 'update' | 'delete', enqueued: boolean): void {
+    this.watchEvents.inc({ kind, resource, event, result: enqueued ? 'enqueued' : 'filtered' });
   }
 
   /** One request the conversion webhook answered. */

@@ -4,7 +4,8 @@
  * a watch's predicates does. A resync reconciles everything anyway, so a filter never loses a change
  * for good, it only spares a reconcile that would find nothing to do.
  */
-import type { KubeObject } from '../../constructs/kit';
+import { childReadiness, type ApiKind, type KubeObject } from '../../constructs/kit';
+import type { OwnerKind } from '../reconcile/kind-reads';
 
 /** Whether an update (the object before and after) is worth a reconcile. */
 export type UpdatePredicate = (before: KubeObject, after: KubeObject) => boolean;
@@ -46,3 +47,44 @@ export const metadataOrSpecChanged: UpdatePredicate = or(
   annotationsChanged,
   finalizersChanged,
 );
+
+/** The object but its status and what the API server changes on every write (resourceVersion, managedFields). */
+function withoutStatus(obj: KubeObject): unknown {
+  const metadata: Record<string, unknown> = { ...obj.metadata };
+  delete metadata.resourceVersion;
+  delete metadata.managedFields;
+  const rest: Record<string, unknown> = { ...obj, metadata };
+  delete rest.status;
+  return rest;
+}
+
+/** Anything but the status changed: spec, labels, annotations, owners, finalizers, deletion. */
+export const notOnlyStatusChanged: UpdatePredicate = (a, b) => !sameJson(withoutStatus(a), withoutStatus(b));
+
+/** Whether a child of `type` is ready by the kit's rules (kstatus), and what it waits for, changed. */
+export function readinessChanged(type: ApiKind): UpdatePredicate {
+  return (a, b) => {
+    const child = { apiVersion: type.apiVersion, kind: type.kind, metadata: { name: b.metadata.name } };
+    const [before, after] = [childReadiness(child, a), childReadiness(child, b)];
+    return before.ready !== after.ready || before.reason !== after.reason || before.message !== after.message;
+  };
+}
+
+/**
+ * An update of a child of `type` is worth its owner's reconcile when anything but its status changed,
+ * when its readiness by the kit's rules changed (what the owner's Ready rolls up), or when the owner's
+ * kind reads objects of the type in its own code (`reads`: it may read any status field). A status
+ * write that moves none of these (a Deployment's conditions' timestamps, observedGeneration caught up
+ * with nothing else) wakes no one. A child without a controller owner (adopted, retained) always passes.
+ */
+export function childUpdate(
+  type: ApiKind,
+  reads: (owner: OwnerKind, type: ApiKind) => boolean,
+): UpdatePredicate {
+  const readiness = readinessChanged(type);
+  return (a, b) => {
+    if (notOnlyStatusChanged(a, b) || readiness(a, b)) return true;
+    const owners = (b.metadata.ownerReferences ?? []).filter((r) => r.controller);
+    return owners.length === 0 || owners.some((owner) => reads(owner, type));
+  };
+}

@@ -20,7 +20,8 @@ import {
 } from '../../constructs/kit';
 import { kindKey } from '../../constructs/kit/api-kind';
 import type { LabelSelector } from './label-selector';
-import { anyUpdate, metadataOrSpecChanged, type UpdatePredicate } from './predicates';
+import type { OwnerKind } from '../reconcile/kind-reads';
+import { anyUpdate, childUpdate, metadataOrSpecChanged, type UpdatePredicate } from './predicates';
 
 /** What an event of a watch enqueues. */
 export type Enqueue =
@@ -99,12 +100,23 @@ export const resources = (kind: Kind, selector?: LabelSelector, sharded = false)
   enqueue: { to: 'resource' },
 });
 
+/** Whether the code of a child's owner's kind reads objects of the child's type (KindReads). */
+export type KindReadsOf = (owner: OwnerKind, type: ApiKind) => boolean;
+
 /**
  * The children of a kind's type: only what carries our managed-by label, so memory grows with what we
  * manage, not with the cluster; indexed by ApplySet, so that pruning looks at one resource's children.
- * With a selector, also that: children carry their resource's labels of the keys it names.
+ * With a selector, also that: children carry their resource's labels of the keys it names. An update
+ * wakes the owner when something its reconcile reads changed (`childUpdate`; `reads` says what its kind's
+ * own code reads; without it, every update does).
  */
-export const children = (kind: Kind, type: ApiKind, selector?: LabelSelector, sharded = false): Watch => ({
+export const children = (
+  kind: Kind,
+  type: ApiKind,
+  selector?: LabelSelector,
+  sharded = false,
+  reads: KindReadsOf = () => true,
+): Watch => ({
   kind,
   type,
   cache: 'objects',
@@ -112,7 +124,7 @@ export const children = (kind: Kind, type: ApiKind, selector?: LabelSelector, sh
   ...(sharded ? { shardBy: 'bucket' as const } : {}),
   indexLabels: [LABEL_PART_OF],
   onAdd: true,
-  worthIt: anyUpdate,
+  worthIt: childUpdate(type, reads),
   enqueue: { to: 'owner' },
 });
 
@@ -157,7 +169,12 @@ export const extra = (kind: Kind, watch: ExtraWatch): Watch => ({
  * uids, each child type's cache the children of the buckets those ranges touch; but a type an extra watch
  * reads too, whose cache holds every object of the type.
  */
-export function watchTable(kinds: readonly Kind[], selector?: LabelSelector, sharded = false): Watch[] {
+export function watchTable(
+  kinds: readonly Kind[],
+  selector?: LabelSelector,
+  sharded = false,
+  reads?: KindReadsOf,
+): Watch[] {
   const read = (kind: Kind) => kind.children.filter((t) => !isWriteOnly(t));
   const watched = new Set(kinds.flatMap((k) => k.watches.map((w) => kindKey(w.type))));
   const shardChildren = (type: ApiKind) => sharded && !watched.has(kindKey(type));
@@ -165,7 +182,7 @@ export function watchTable(kinds: readonly Kind[], selector?: LabelSelector, sha
     ...kinds.map((kind) => resources(kind, selector, sharded)),
     ...kinds.flatMap((kind) =>
       read(kind).flatMap((type) => [
-        children(kind, type, selector, shardChildren(type)),
+        children(kind, type, selector, shardChildren(type), reads),
         blockers(kind, type),
       ]),
     ),
