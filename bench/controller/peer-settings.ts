@@ -13,6 +13,9 @@ export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   
   --workers N        reconstruct's workers (default 4, its default); each peer runs with its
                      defaults (1 worker) in the rounds, then once with this many (kro also with a
                      client QPS of 1,000, burst 2,000, so that its rate limiter never waits)
+  --tuned-only       each peer runs once, tuned, not with its defaults: for counts where a peer's
+                     defaults would take hours (kro at 10,000: about 28 requests per resource at
+                     its client QPS of 100)
   --size N           spec.size of each Memcached (default 1); 0: Deployments without pods, for counts
                      the machine's kwok nodes would take long to start pods for (10,000)
   --updates N        single updates timed per run (default 20)
@@ -36,6 +39,8 @@ export interface PeerSettings {
   pairs: (count: number) => number;
   workers: number;
   size: number;
+  /** Peers run tuned only, not with their defaults. */
+  tunedOnly: boolean;
   updates: number;
   idleSeconds: number;
   deadlineMs: number;
@@ -55,6 +60,7 @@ export function peerSettings(args = process.argv.slice(2)): PeerSettings | undef
       pairs: { type: 'string' },
       workers: { type: 'string' },
       size: { type: 'string' },
+      'tuned-only': { type: 'boolean' },
       updates: { type: 'string' },
       idle: { type: 'string' },
       deadline: { type: 'string' },
@@ -80,6 +86,7 @@ export function peerSettings(args = process.argv.slice(2)): PeerSettings | undef
     pairs: (count) => pairs ?? (count <= 500 ? 3 : 1),
     workers: int('workers', values.workers, 4, 1),
     size: int('size', values.size, 1, 0),
+    tunedOnly: values['tuned-only'] ?? false,
     updates: int('updates', values.updates, 20, 0),
     idleSeconds: int('idle', values.idle, 60, 1),
     deadlineMs: int('deadline', values.deadline, 120, 1) * 60_000,

@@ -64,8 +64,8 @@ async function main(): Promise<number> {
   /** Each round's runs, in the first round's order: the controller, its workers, its column. */
   const contenders: [ControllerUnderTest, number, Column][] = [
     [reconstruct, settings.workers, 'reconstruct'],
-    ...(go ? [[peerGo, 1, 'peer'] as [ControllerUnderTest, number, Column]] : []),
-    ...(kro ? [[peerKro, 1, 'kro'] as [ControllerUnderTest, number, Column]] : []),
+    ...(go && !settings.tunedOnly ? [[peerGo, 1, 'peer'] as [ControllerUnderTest, number, Column]] : []),
+    ...(kro && !settings.tunedOnly ? [[peerKro, 1, 'kro'] as [ControllerUnderTest, number, Column]] : []),
   ];
   const tuned: [ControllerUnderTest, number, Column][] = [
     ...(go ? [[peerGo, settings.workers, 'peer4'] as [ControllerUnderTest, number, Column]] : []),

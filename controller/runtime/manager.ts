@@ -38,6 +38,14 @@ import { WorkQueue, runWorkers } from './queue';
 import { Reconciler } from '../reconcile/reconciler';
 import { BUCKET_LABEL, type HashRanges } from '../sharding/ring';
 
+/**
+ * How long the events of a resource's children and watched objects are gathered before they enqueue it
+ * (WorkQueue.addBatched): the children it created a moment ago arrive within milliseconds of each other,
+ * a pod and the Deployment status it brings within a few tens. A change to the resource itself is not
+ * delayed; its Ready condition may be, by this much.
+ */
+export const GATHER_MS = 100;
+
 interface ManagerOptions {
   /** Namespaces to watch; empty for all. Cluster-scoped kinds are always watched cluster-wide. */
   namespaces: string[];
@@ -172,7 +180,7 @@ export class Manager implements ClusterView {
       else if (enqueue.to === 'blocked') this.unblock(watch.type, obj);
       else {
         for (const owner of enqueue.owners(obj)) {
-          if (owner.name) this.queue.add(objectKey(kind, owner.namespace, owner.name), 'low');
+          if (owner.name) this.queue.addBatched(objectKey(kind, owner.namespace, owner.name), GATHER_MS);
         }
       }
     };
@@ -207,9 +215,9 @@ export class Manager implements ClusterView {
    */
   private enqueueOwner(obj: KubeObject): void {
     const enqueue = (definition: Kind, name: string) =>
-      this.queue.add(
+      this.queue.addBatched(
         objectKey(definition, definition.namespaced ? obj.metadata.namespace : undefined, name),
-        'low',
+        GATHER_MS,
       );
     let owned = false;
     for (const ref of obj.metadata.ownerReferences ?? []) {

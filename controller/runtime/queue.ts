@@ -59,6 +59,8 @@ export class WorkQueue {
   private readonly processing = new Set<string>();
   /** Keys waiting for addAfter's delay: when they are due, their priority and their timer. */
   private readonly waiting = new Map<string, { at: number; priority: Priority; timer: NodeJS.Timeout }>();
+  /** Keys addBatched is gathering events for: their priority and the timer that adds them. */
+  private readonly gathering = new Map<string, { priority: Priority; timer: NodeJS.Timeout }>();
   private readonly failures = new Map<string, number>();
   /** Whether the last key handed out was a low-priority one (overdue ones alternate with normal ones). */
   private lastWasLow = false;
@@ -129,6 +131,35 @@ export class WorkQueue {
     this.waiting.set(key, entry);
   }
 
+  /**
+   * Adds the key `ms` from now, gathering every addBatched of it meanwhile into that one add: a burst of
+   * events of one resource's children (its Deployment and Service created at once, a pod started and the
+   * Deployment status it brings) makes one reconcile, not one each. A key already queued, or being
+   * processed (it runs again once done), needs no wait. Handing the key out ends the gathering (the
+   * reconcile reads the caches, which hold what the events said); cancelAfter does not, since the events
+   * it gathers may be newer than what the reconcile that just ended read.
+   */
+  addBatched(key: string, ms: number, priority: Priority = 'low'): void {
+    if (this.shuttingDown) return;
+    if (!(ms > 0) || this.dirty.has(key) || this.processing.has(key)) {
+      this.add(key, priority);
+      return;
+    }
+    const pending = this.gathering.get(key);
+    if (pending) {
+      if (priority === 'normal') pending.priority = 'normal';
+      return;
+    }
+    const entry = {
+      priority,
+      timer: setTimeout(() => {
+        this.gathering.delete(key);
+        this.add(key, entry.priority);
+      }, ms),
+    };
+    this.gathering.set(key, entry);
+  }
+
   /** Adds the key after its backoff: baseDelayMs * 2^(failures so far), capped at maxDelayMs. */
   addRateLimited(key: string): void {
     const failures = this.failures.get(key) ?? 0;
@@ -172,6 +203,11 @@ export class WorkQueue {
     }
     const key = this.next();
     if (key === undefined) return undefined;
+    const gathering = this.gathering.get(key);
+    if (gathering) {
+      clearTimeout(gathering.timer);
+      this.gathering.delete(key);
+    }
     this.processing.add(key);
     this.dirty.delete(key);
     const now = this.now();
@@ -247,8 +283,9 @@ export class WorkQueue {
   shutDown(): void {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
-    for (const { timer } of this.waiting.values()) clearTimeout(timer);
+    for (const { timer } of [...this.waiting.values(), ...this.gathering.values()]) clearTimeout(timer);
     this.waiting.clear();
+    this.gathering.clear();
     this.getters.splice(0).forEach((resolve) => resolve());
   }
 

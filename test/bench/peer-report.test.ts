@@ -53,12 +53,18 @@ describe('the bench:peer table', () => {
   });
 });
 
-describe('bench:peer --peers', () => {
+describe('bench:peer flags', () => {
   const settings = (...args: string[]) => peerSettings(args);
 
   it('runs against both peers by default, or those named', () => {
     expect(settings()?.peers).toEqual(['go', 'kro']);
     expect(settings('--peers', 'kro')?.peers).toEqual(['kro']);
+  });
+
+  it('takes the size of the resources and whether the peers run tuned only', () => {
+    expect(settings()).toMatchObject({ size: 1, tunedOnly: false });
+    expect(settings('--size', '0', '--tuned-only')).toMatchObject({ size: 0, tunedOnly: true });
+    expect(() => settings('--size=-1')).toThrow('--size: "-1" is not an integer >= 0');
   });
 
   it('names the peers there are when given one that is not', () => {
