@@ -108,10 +108,18 @@ it('keeps v1beta1 replicas: 3 through a v1alpha1 read and write back', () => {
       spec: { message: 'hello', replicas: 3 },
     }),
   );
-  const alpha = get(ALPHA, 'new');
-  expect(alpha.spec).toEqual({ text: 'hello', formal: false });
-  // Written back unchanged, as v1alpha1 (kubectl replace sends it as read).
-  kubectl(['replace', '-f', '-'], { input: JSON.stringify(alpha) });
+  expect(get(ALPHA, 'new').spec).toEqual({ text: 'hello', formal: false });
+  // Written back unchanged, as v1alpha1 (kubectl replace sends it as read); read again when the
+  // controller's status write came between the read and the replace (409 Conflict), as a user would.
+  for (let attempt = 1; ; attempt++) {
+    const replaced = kubectl(['replace', '-f', '-'], {
+      input: JSON.stringify(get(ALPHA, 'new')),
+      allowFail: true,
+    });
+    if (replaced.code === 0) break;
+    if (!replaced.stderr.includes('Conflict') || attempt >= 5)
+      throw new Error(`kubectl replace: ${replaced.stderr}`);
+  }
   expect(get(BETA, 'new').spec).toEqual({ message: 'hello', style: 'casual', replicas: 3 });
   // A change made through v1alpha1 wins where v1alpha1 can say it.
   kubectl(['patch', ALPHA, 'new', '-n', ns, '--type=merge', '-p', '{"spec":{"formal":true}}']);

@@ -98,7 +98,11 @@ describe.each(['on', 'off'] as const)('sharded watch %s', (shardedWatch) => {
     getJson<{ items: Memcached[] }>(['memcached', '-A', '-l', `reconstruct.test/ring=${ring}`]).items;
 
   async function join(kubeconfig?: string) {
-    const c = await startMember(ring, home, shardedWatch, LEASE_SECONDS, kubeconfig);
+    // Only this run's namespaces: not the resources the other read path's run leaves behind (being deleted).
+    const c = await startMember(ring, home, shardedWatch, LEASE_SECONDS, kubeconfig, [
+      '--namespaces',
+      spaces.join(','),
+    ]);
     const member = { c, name: memberOf(c) };
     started.push(member);
     live.push(member);
