@@ -16,6 +16,9 @@ export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   
   --tuned-only       each peer runs once, tuned, not with its defaults: for counts where a peer's
                      defaults would take hours (kro at 10,000: about 28 requests per resource at
                      its client QPS of 100)
+  --overhead-only    stop each run once the children are applied: no wait for Ready, no single
+                     updates, no idle windows (at 10,000 kube-controller-manager, at its client QPS
+                     of 20, takes hours to make every Deployment Ready)
   --size N           spec.size of each Memcached (default 1); 0: Deployments without pods, for counts
                      the machine's kwok nodes would take long to start pods for (10,000)
   --updates N        single updates timed per run (default 20)
@@ -41,6 +44,8 @@ export interface PeerSettings {
   size: number;
   /** Peers run tuned only, not with their defaults. */
   tunedOnly: boolean;
+  /** Each run stops once the children are applied. */
+  overheadOnly: boolean;
   updates: number;
   idleSeconds: number;
   deadlineMs: number;
@@ -61,6 +66,7 @@ export function peerSettings(args = process.argv.slice(2)): PeerSettings | undef
       workers: { type: 'string' },
       size: { type: 'string' },
       'tuned-only': { type: 'boolean' },
+      'overhead-only': { type: 'boolean' },
       updates: { type: 'string' },
       idle: { type: 'string' },
       deadline: { type: 'string' },
@@ -87,6 +93,7 @@ export function peerSettings(args = process.argv.slice(2)): PeerSettings | undef
     workers: int('workers', values.workers, 4, 1),
     size: int('size', values.size, 1, 0),
     tunedOnly: values['tuned-only'] ?? false,
+    overheadOnly: values['overhead-only'] ?? false,
     updates: int('updates', values.updates, 20, 0),
     idleSeconds: int('idle', values.idle, 60, 1),
     deadlineMs: int('deadline', values.deadline, 120, 1) * 60_000,
@@ -108,7 +115,7 @@ export function runSettings(p: PeerSettings, count: number, workers: number, nam
     namespace,
     deadlineMs: p.deadlineMs,
     addNodes: true,
-    overheadOnly: false,
+    overheadOnly: p.overheadOnly,
     warmup: false,
     baseline: false,
     rounds: 1,

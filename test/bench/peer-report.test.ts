@@ -3,7 +3,7 @@
  * it, medians over a column's runs; and its --peers flag.
  */
 import { type PeerRun, peerTable } from '../../bench/controller/peer-report';
-import { peerSettings } from '../../bench/controller/peer-settings';
+import { peerSettings, runSettings } from '../../bench/controller/peer-settings';
 
 const run = (column: PeerRun['column'], seconds: number, workers = 1): PeerRun => ({
   count: 500,
@@ -62,8 +62,16 @@ describe('bench:peer flags', () => {
   });
 
   it('takes the size of the resources and whether the peers run tuned only', () => {
-    expect(settings()).toMatchObject({ size: 1, tunedOnly: false });
-    expect(settings('--size', '0', '--tuned-only')).toMatchObject({ size: 0, tunedOnly: true });
+    expect(settings()).toMatchObject({ size: 1, tunedOnly: false, overheadOnly: false });
+    expect(settings('--size', '0', '--tuned-only', '--overhead-only')).toMatchObject({
+      size: 0,
+      tunedOnly: true,
+      overheadOnly: true,
+    });
+    expect(runSettings(settings('--overhead-only')!, 10_000, 4, 'ns')).toMatchObject({
+      count: 10_000,
+      overheadOnly: true,
+    });
     expect(() => settings('--size=-1')).toThrow('--size: "-1" is not an integer >= 0');
   });
 
