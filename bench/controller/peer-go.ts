@@ -9,22 +9,9 @@
  * Deployment's replicas ready.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { freePort } from '../../controller/runtime/server';
 import type { ControllerUnderTest } from './controller-under-test';
-
-/**
- * The build script, in the repository's bench/peer-go: found from here whether this runs compiled
- * (dist/bench/controller) or from source (bench/controller, the peer's cluster test).
- */
-function buildScript(): string {
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    const script = join(dir, 'bench/peer-go/build.sh');
-    if (existsSync(script)) return script;
-    if (dirname(dir) === dir) throw new Error(`bench/peer-go/build.sh is not in a folder above ${__dirname}`);
-  }
-}
+import { repositoryPath } from './support';
 
 /** client-go counts requests by HTTP method; the bench counts them by Kubernetes verb. */
 export const VERB_OF_METHOD: Record<string, string> = {
@@ -43,7 +30,7 @@ export const peerGo: ControllerUnderTest = {
 
   check() {
     if (binary) return;
-    const script = buildScript();
+    const script = repositoryPath('bench/peer-go/build.sh');
     try {
       const out = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
       binary = out.trim().split('\n').pop();

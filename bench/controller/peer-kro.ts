@@ -29,20 +29,9 @@ import { freePort } from '../../controller/runtime/server';
 import { ControllerProcess } from './controller-process';
 import type { ControllerUnderTest, Launch } from './controller-under-test';
 import { VERB_OF_METHOD } from './peer-go';
-import { log, until } from './support';
+import { log, repositoryPath, until } from './support';
 
-/** The repository's bench/peer-kro, from here whether this runs compiled (dist/bench/controller) or not. */
-function peerDir(): string {
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'bench/peer-kro');
-    try {
-      readdirSync(candidate);
-      return candidate;
-    } catch {
-      if (dirname(dir) === dir) throw new Error(`bench/peer-kro is not in a folder above ${__dirname}`);
-    }
-  }
-}
+const peerDir = () => repositoryPath('bench/peer-kro');
 
 const CRD: ApiKind = {
   apiVersion: 'apiextensions.k8s.io/v1',

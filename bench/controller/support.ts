@@ -2,8 +2,22 @@
  * Small helpers every part of the controller benchmark uses: the clock, the log line, polling, a bounded pool
  * of requests, and quantiles.
  */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sleep } from '../../controller/abortable';
+
+/**
+ * A path in the repository (`bench/peer-go/build.sh`), found by walking up from here: the bench runs
+ * compiled (dist/bench/controller) and from source (its cluster tests).
+ */
+export function repositoryPath(relative: string): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    const path = join(dir, relative);
+    if (existsSync(path)) return path;
+    if (dirname(dir) === dir) throw new Error(`${relative} is not in a folder above ${__dirname}`);
+  }
+}
 
 /** Milliseconds on a monotonic clock. */
 export const now = () => performance.now();

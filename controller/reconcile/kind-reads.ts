@@ -11,44 +11,45 @@ import type { ApiKind, ClusterView, Kind } from '../../constructs/kit';
 import { kindKey } from '../../constructs/kit/api-kind';
 import { KIT_VIEW } from '../../constructs/kit/kit-view';
 
-/** What a child's owner is, as its controller ownerReference names it. */
-export interface OwnerKind {
-  readonly apiVersion: string;
-  readonly kind: string;
-}
+type KindName = Pick<ApiKind, 'apiVersion' | 'kind'>;
 
 export class KindReads {
   /** By the kind's key, the keys of the types its code has read. */
   private readonly read = new Map<string, Set<string>>();
+  /** By the kind's key, the recording view its code is handed (one per kind, made once). */
+  private readonly views = new Map<string, ClusterView>();
 
-  /** The view to hand the kind's code: `view`, with every type it reads recorded. */
-  view(definition: Kind, view: ClusterView): ClusterView {
+  /** `caches`: the view the recording ones read through. */
+  constructor(private readonly caches: ClusterView) {}
+
+  /** The view to hand the kind's code: the caches, with every type it reads recorded. */
+  viewOf(definition: Kind): ClusterView {
     const key = kindKey(definition);
-    const record = (type: ApiKind) => {
-      let types = this.read.get(key);
-      if (!types) this.read.set(key, (types = new Set()));
-      types.add(kindKey(type));
-    };
+    const made = this.views.get(key);
+    if (made) return made;
+    const types = new Set<string>();
+    this.read.set(key, types);
+    const caches = this.caches;
     const recording: ClusterView & { [KIT_VIEW]: ClusterView } = {
       get(type, namespace, name) {
-        record(type);
-        return view.get(type, namespace, name);
+        types.add(kindKey(type));
+        return caches.get(type, namespace, name);
       },
       list(type, namespace, match) {
-        record(type);
-        return view.list(type, namespace, match);
+        types.add(kindKey(type));
+        return caches.list(type, namespace, match);
       },
       exists(type, namespace, name) {
-        record(type);
-        return view.exists(type, namespace, name);
+        types.add(kindKey(type));
+        return caches.exists(type, namespace, name);
       },
-      [KIT_VIEW]: view,
+      [KIT_VIEW]: caches,
     };
+    this.views.set(key, recording);
     return recording;
   }
 
-  /** Whether the code of the owner's kind has read objects of `type`. */
-  reads(owner: OwnerKind, type: ApiKind): boolean {
-    return this.read.get(kindKey(owner))?.has(kindKey(type)) ?? false;
-  }
+  /** Whether the code of the owner's kind (a child's controller ownerReference names it) read `type`. */
+  readonly reads = (owner: KindName, type: ApiKind): boolean =>
+    this.read.get(kindKey(owner))?.has(kindKey(type)) ?? false;
 }

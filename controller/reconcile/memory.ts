@@ -5,7 +5,7 @@
  * children were given; and the namespaces being deleted. Everything else is read from the caches on each
  * reconcile. `forget` drops all of a resource's at once, when it is gone.
  */
-import type { ClusterView, Kind } from '../../constructs/kit';
+import type { ClusterView } from '../../constructs/kit';
 import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
 import type { LiveReads } from '../kube/live-reads';
@@ -15,6 +15,7 @@ import { UnseenChildren } from './apply';
 import { Blockers } from './blocked';
 import { DriftRepair } from './drift';
 import { Finalizer } from './finalize';
+import type { KindReads } from './kind-reads';
 import { NotReadyRecheck } from './recheck';
 import { ProgressHold } from './status';
 import { Syntheses } from './synthesize';
@@ -45,11 +46,11 @@ export class ResourceMemory {
       busy,
       copyLabels,
       bucketLabel,
-      kindView,
+      kindReads,
     }: {
       reads?: LiveReads;
-      /** The view a kind's sync reads through (KindReads records it); the caches themselves by default. */
-      kindView?: (definition: Kind) => ClusterView;
+      /** What a kind's sync reads through, recorded; the caches themselves when not given. */
+      kindReads?: KindReads;
       busy?: () => boolean;
       copyLabels?: readonly string[];
       bucketLabel?: string;
@@ -58,7 +59,7 @@ export class ResourceMemory {
     this.syntheses = new Syntheses(copyLabels, bucketLabel);
     this.troubles = new Troubles(reads, log, now, busy);
     this.writeOnly = new WriteOnlyChildren(writer, now);
-    this.finalizer = new Finalizer(kindView ?? (() => view), writer, events, now);
+    this.finalizer = new Finalizer((d) => kindReads?.viewOf(d) ?? view, writer, events, now);
     this.drift = new DriftRepair(writer, log);
     this.terminating = new TerminatingNamespaces(now);
   }

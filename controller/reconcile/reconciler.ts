@@ -105,7 +105,7 @@ export interface ReconcilerOptions {
 
 export class Reconciler {
   private readonly memory: ResourceMemory;
-  readonly kindReads = new KindReads(); // asked by the manager's predicate of child updates
+  readonly kindReads: KindReads; // asked by the manager's predicate of child updates
   private readonly ordered: OrderedDeletion;
   private readonly apply: ApplyDeps;
   private readonly view: ClusterView;
@@ -129,8 +129,8 @@ export class Reconciler {
     this.rollouts = new Rollouts(view, now, options.rollout);
     this.enqueue = options.enqueue;
     this.shard = options.shard;
-    const kindView = (definition: Kind) => this.kindReads.view(definition, view);
-    this.memory = new ResourceMemory(view, writer, events, log, now, { ...options, kindView });
+    const kindReads = (this.kindReads = new KindReads(view));
+    this.memory = new ResourceMemory(view, writer, events, log, now, { ...options, kindReads });
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
     this.apply = { view, writer, drift, writeOnly, unseen };
@@ -307,7 +307,7 @@ export class Reconciler {
     const context = {
       resource,
       children: desired.map((d) => d.child),
-      view: this.kindReads.view(definition, this.view),
+      view: this.kindReads.viewOf(definition),
       ...(waiting ? { waiting: { ready: false, reason: 'Waiting', message: waiting } } : {}),
     };
     const namespace = resource.metadata.namespace;

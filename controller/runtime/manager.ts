@@ -141,10 +141,8 @@ export class Manager implements ClusterView {
       stateChanged: () => this.states.refresh(),
     };
     this.caches = new Caches(client, options.namespaces, log, observer);
-    const reads = this.reconciler.kindReads;
-    for (const watch of watchTable(kinds.kinds, this.selector, options.shardedWatch, (owner, type) =>
-      reads.reads(owner, type),
-    )) {
+    const { reads } = this.reconciler.kindReads;
+    for (const watch of watchTable(kinds.kinds, this.selector, options.shardedWatch, reads)) {
       this.states.need(watch.kind, this.caches.open(watch, this.handlers(watch)));
     }
     // A CRD installed after the controller started (or reinstalled) is picked up within a second or so,

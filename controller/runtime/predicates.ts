@@ -5,7 +5,6 @@
  * for good, it only spares a reconcile that would find nothing to do.
  */
 import { childReadiness, type ApiKind, type KubeObject } from '../../constructs/kit';
-import type { OwnerKind } from '../reconcile/kind-reads';
 
 /** Whether an update (the object before and after) is worth a reconcile. */
 export type UpdatePredicate = (before: KubeObject, after: KubeObject) => boolean;
@@ -79,12 +78,13 @@ export function readinessChanged(type: ApiKind): UpdatePredicate {
  */
 export function childUpdate(
   type: ApiKind,
-  reads: (owner: OwnerKind, type: ApiKind) => boolean,
+  reads: (owner: Pick<ApiKind, 'apiVersion' | 'kind'>, type: ApiKind) => boolean,
 ): UpdatePredicate {
   const readiness = readinessChanged(type);
   return (a, b) => {
-    if (notOnlyStatusChanged(a, b) || readiness(a, b)) return true;
+    // The cheapest first: the owner's reads (a lookup), the readiness (a rule), then the whole object.
     const owners = (b.metadata.ownerReferences ?? []).filter((r) => r.controller);
-    return owners.length === 0 || owners.some((owner) => reads(owner, type));
+    if (owners.length === 0 || owners.some((owner) => reads(owner, type))) return true;
+    return readiness(a, b) || notOnlyStatusChanged(a, b);
   };
 }

@@ -20,7 +20,6 @@ import {
 } from '../../constructs/kit';
 import { kindKey } from '../../constructs/kit/api-kind';
 import type { LabelSelector } from './label-selector';
-import type { OwnerKind } from '../reconcile/kind-reads';
 import { anyUpdate, childUpdate, metadataOrSpecChanged, type UpdatePredicate } from './predicates';
 
 /** What an event of a watch enqueues. */
@@ -101,7 +100,7 @@ export const resources = (kind: Kind, selector?: LabelSelector, sharded = false)
 });
 
 /** Whether the code of a child's owner's kind reads objects of the child's type (KindReads). */
-export type KindReadsOf = (owner: OwnerKind, type: ApiKind) => boolean;
+export type KindReadsOf = (owner: Pick<ApiKind, 'apiVersion' | 'kind'>, type: ApiKind) => boolean;
 
 /**
  * The children of a kind's type: only what carries our managed-by label, so memory grows with what we

@@ -71,8 +71,9 @@ describe('what each kind reads, after a reconcile', () => {
       ready: (_context, children) => children,
     });
     const cluster = new InMemoryCluster([readsItsDeployment]);
-    const kindReads = new KindReads();
-    const view = kindReads.view(readsItsDeployment, cluster);
+    const kindReads = new KindReads(cluster);
+    const view = kindReads.viewOf(readsItsDeployment);
+    expect(kindReads.viewOf(readsItsDeployment)).toBe(view); // made once per kind, not per reconcile
     const resource = {
       apiVersion: 'example.com/v1',
       kind: 'Cache',
