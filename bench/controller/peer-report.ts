@@ -8,10 +8,11 @@ import type { Results } from './report';
 import { median } from './support';
 
 /** The table's columns: reconstruct, then each peer in its two configurations. */
-export type Column = 'reconstruct' | 'peer' | 'peer4' | 'kro' | 'kroTuned';
+export type Column = 'reconstruct' | 'http1' | 'peer' | 'peer4' | 'kro' | 'kroTuned';
 
 /** A peer's column header, and whether reconstruct's ratio to it is given beside it. */
 const PEERS: { column: Exclude<Column, 'reconstruct'>; title: (workers: string | number) => string }[] = [
+  { column: 'http1', title: (w) => `reconstruct over HTTP/1.1 (${w} workers)` },
   { column: 'peer', title: (w) => `Go peer (${w} worker)` },
   { column: 'peer4', title: (w) => `Go peer, ${w} workers` },
   { column: 'kro', title: (w) => `kro (${w} worker)` },

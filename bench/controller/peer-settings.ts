@@ -5,9 +5,10 @@ import { type Settings, int } from './settings';
 export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   (npm run bench:peer -- [options])
 
   --counts N,N       Memcached resources per run, one table each (default 500,2000)
-  --peers go,kro     the peers reconstruct runs against (default both): go, the controller-runtime
+  --peers go,kro     the peers reconstruct runs against (default go,kro): go, the controller-runtime
                      memcached-operator of bench/peer-go; kro, kro's controller with the
-                     ResourceGraphDefinition of bench/peer-kro (both built with Go, cached)
+                     ResourceGraphDefinition of bench/peer-kro (both built with Go, cached);
+                     http1, reconstruct itself over HTTP/1.1 (DISABLE_HTTP2), in every round
   --pairs N          rounds per count, each a run of reconstruct and of each peer, their order
                      rotated between rounds (default 3 up to 500, 1 above)
   --workers N        reconstruct's workers (default 4, its default); each peer runs with its
@@ -32,7 +33,8 @@ export const PEER_HELP = `Usage: node dist/bench/controller/peer.js [options]   
 `;
 
 /** The peers bench:peer can run against. */
-export const PEER_NAMES = ['go', 'kro'] as const;
+export const PEER_NAMES = ['go', 'kro', 'http1'] as const;
+const DEFAULT_PEERS = 'go,kro';
 export type PeerName = (typeof PEER_NAMES)[number];
 
 export interface PeerSettings {
@@ -81,7 +83,7 @@ export function peerSettings(args = process.argv.slice(2)): PeerSettings | undef
     return undefined;
   }
   const pairs = values.pairs === undefined ? undefined : int('pairs', values.pairs, 1, 1);
-  const peers = (values.peers ?? PEER_NAMES.join(',')).split(',').map((x) => x.trim());
+  const peers = (values.peers ?? DEFAULT_PEERS).split(',').map((x) => x.trim());
   for (const peer of peers) {
     if (!(PEER_NAMES as readonly string[]).includes(peer))
       throw new Error(`--peers: '${peer}' is not a peer (they are: ${PEER_NAMES.join(', ')})`);

@@ -61,9 +61,19 @@ async function main(): Promise<number> {
   const reconstruct = reconstructUnderTest(settings.sameWork);
   const go = settings.peers.includes('go');
   const kro = settings.peers.includes('kro');
+  const http1 = settings.peers.includes('http1');
   /** Each round's runs, in the first round's order: the controller, its workers, its column. */
   const contenders: [ControllerUnderTest, number, Column][] = [
     [reconstruct, settings.workers, 'reconstruct'],
+    ...(http1
+      ? [
+          [reconstructUnderTest(settings.sameWork, true), settings.workers, 'http1'] as [
+            ControllerUnderTest,
+            number,
+            Column,
+          ],
+        ]
+      : []),
     ...(go && !settings.tunedOnly ? [[peerGo, 1, 'peer'] as [ControllerUnderTest, number, Column]] : []),
     ...(kro && !settings.tunedOnly ? [[peerKro, 1, 'kro'] as [ControllerUnderTest, number, Column]] : []),
   ];

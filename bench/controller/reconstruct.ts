@@ -14,13 +14,13 @@ const PEER_WORK_KINDS = join(__dirname, 'peer-work-kind.js');
 
 /**
  * The controller with its built-in kinds, or, with `peerWork`, with a Memcached that makes the Deployment
- * alone (the Go peer's work; peer-work-kind.ts).
+ * alone (the Go peer's work; peer-work-kind.ts); with `http1`, speaking HTTP/1.1 (DISABLE_HTTP2).
  */
-export function reconstructUnderTest(peerWork = false): ControllerUnderTest {
+export function reconstructUnderTest(peerWork = false, http1 = false): ControllerUnderTest {
   const kindArgs = peerWork ? ['--no-builtin-kinds', '--kinds', PEER_WORK_KINDS] : [];
   return {
-    name: peerWork ? "reconstruct (the peer's work)" : 'reconstruct',
-    about: `controller NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS} (as installed)${peerWork ? ', Memcached with the Deployment alone (--same-work)' : ''}`,
+    name: `reconstruct${peerWork ? " (the peer's work)" : ''}${http1 ? ' over HTTP/1.1' : ''}`,
+    about: `controller NODE_OPTIONS=${CONTROLLER_NODE_OPTIONS} (as installed)${peerWork ? ', Memcached with the Deployment alone (--same-work)' : ''}${http1 ? ', DISABLE_HTTP2=1' : ''}`,
 
     check() {
       for (const file of peerWork ? [CLI, PEER_WORK_KINDS] : [CLI]) {
@@ -51,7 +51,11 @@ export function reconstructUnderTest(peerWork = false): ControllerUnderTest {
           ...(resyncSeconds === undefined ? [] : ['--resync', String(resyncSeconds)]),
         ],
         // The Node options the install manifest and the image give it.
-        env: { ...process.env, NODE_OPTIONS: CONTROLLER_NODE_OPTIONS },
+        env: {
+          ...process.env,
+          NODE_OPTIONS: CONTROLLER_NODE_OPTIONS,
+          ...(http1 ? { DISABLE_HTTP2: '1' } : {}),
+        },
         readyUrl: `http://127.0.0.1:${port}/readyz`,
         metricsUrl: `http://127.0.0.1:${port}/metrics`,
       };

@@ -20,6 +20,7 @@ import {
   refreshing,
 } from './kubeconfig';
 import type { Transport } from './transport';
+import type { Protocol } from './http2';
 import { watch, type WatchEvent } from './watch';
 
 export interface KubeClient {
@@ -36,9 +37,20 @@ export interface KubeClient {
    * likely dead too. Closes the idle keep-alive connections, so that the next requests open fresh ones,
    * and fails the requests (not watches) that have waited for an answer longer than `stalledMs` (default
    * 5 s) with a network error, which their callers retry, instead of letting them wait for their timeout.
-   * What an HTTP/2 health ping failure does to client-go's requests.
+   * Over HTTP/2, also ends the connections whose last `ping` went unanswered: what an HTTP/2 health
+   * ping failure does to client-go's requests.
    */
   resetStalled?(stalledMs?: number): void;
+  /**
+   * Sends a PING frame on each HTTP/2 connection: true when every one answered within `timeoutMs`, false
+   * when one did not (resetStalled then ends it). Undefined where there is nothing to ping (HTTP/1.1, or
+   * no connection open yet): ask the server something instead.
+   */
+  ping?(timeoutMs: number): Promise<boolean> | undefined;
+  /** The protocol the server chose (`h2` or `http/1.1`), once a connection was made. */
+  readonly protocol?: Protocol;
+  /** Ends every connection now. Idle ones hold no process open; for tests and short-lived commands. */
+  close?(): void;
 }
 
 export interface ClientOptions {
@@ -48,8 +60,10 @@ export interface ClientOptions {
   context?: string;
   /** Default: `reconstruct`. */
   userAgent?: string;
-  /** Concurrent connections for ordinary requests (watches have their own pool). Default: 32. */
+  /** Concurrent HTTP/1.1 connections for ordinary requests (watches have their own pool). Default: 32. */
   maxSockets?: number;
+  /** Offer HTTP/2 (default: true, unless DISABLE_HTTP2 is set, as in client-go); see Transport.http2. */
+  http2?: boolean;
 }
 
 /**
@@ -60,7 +74,12 @@ export interface ClientOptions {
 export function loadClient(options: ClientOptions = {}): KubeClient {
   const config = readKubeconfig({ kubeconfig: options.kubeconfig, context: options.context });
   const transport = config.needsClientNode ? clientNodeTransport(config) : kubeconfigTransport(config);
-  return createClient({ ...transport, userAgent: options.userAgent, maxSockets: options.maxSockets });
+  return createClient({
+    ...transport,
+    userAgent: options.userAgent,
+    maxSockets: options.maxSockets,
+    http2: options.http2,
+  });
 }
 
 /** For exec and auth-provider users: client-node runs the plugin or provider, and caches its tokens. */

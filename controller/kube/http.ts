@@ -8,9 +8,12 @@
 import { sleep } from '../abortable';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import * as tls from 'node:tls';
 import { ApiError, isUnauthorized, isTooManyRequests } from './errors';
 import type { Transport } from './transport';
+import { Http2Connections, type Protocol } from './http2';
+import { http1Request, type Response } from './wire';
+import { tlsFingerprint, withSecureContext } from './tls-material';
+import type { Readable } from 'node:stream';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
@@ -44,7 +47,7 @@ const MAX_429_RETRIES = 3;
 
 /** A request whose response headers are in. */
 export interface Exchange {
-  res: http.IncomingMessage;
+  res: Response;
   /** Must be called when done: removes the abort and timeout hooks, frees or closes the socket. */
   cancel: () => void;
   /** Why the exchange was cut short by us (abort, timeout), if it was. */
@@ -54,6 +57,8 @@ export interface Exchange {
 interface Agents {
   requests: http.Agent;
   watches: http.Agent;
+  /** HTTP/2 to an https server, unless turned off: see ./http2. */
+  h2?: Http2Connections;
   /** The TLS options they were made with, and a fingerprint of their material. */
   tls: https.AgentOptions | undefined;
   tlsKey: string;
@@ -113,8 +118,8 @@ export class HttpClient {
     try {
       exchange = await this.open(req, false, refresh);
       const res = exchange.res;
-      code = res.statusCode ?? 0;
-      const text = await readBody(res);
+      code = res.status;
+      const text = await readBody(res.body);
       if (code < 200 || code > 299) {
         throw ApiError.fromResponse(code, text, describe(req), headerValue(res.headers['retry-after']));
       }
@@ -145,7 +150,6 @@ export class HttpClient {
     if (req.signal?.aborted) throw abortError(req);
     const creds = this.transport.credentials ? await this.transport.credentials(refresh) : undefined;
     const agents = this.agentsFor(creds?.tls ?? this.transport.tls);
-    const agent = streaming ? agents.watches : agents.requests;
     const url = this.url(req);
     const headers: Record<string, string | string[]> = {
       Accept: req.accept ?? 'application/json',
@@ -161,17 +165,24 @@ export class HttpClient {
         req.contentType ?? (req.method === 'PATCH' ? 'application/merge-patch+json' : 'application/json');
       headers['Content-Length'] = String(payload.length);
     }
+    const h2 = agents.h2 && (await agents.h2.negotiate()) === 'h2' ? agents.h2 : undefined;
+    const init = { method: req.method, headers, payload };
     const send = (): Promise<Exchange> =>
       new Promise((resolve, reject) => {
-        const mod = this.isHttps ? https : http;
-        const r = mod.request(url, { method: req.method, headers, agent });
+        const out = h2
+          ? h2.request(url, init)
+          : http1Request(
+              this.isHttps ? https : http,
+              url,
+              init,
+              streaming ? agents.watches : agents.requests,
+            );
         let timer: NodeJS.Timeout | undefined;
         let settled = false;
         let failure: ApiError | undefined;
-        let response: http.IncomingMessage | undefined;
         const fail = (err: ApiError) => {
           failure ??= err;
-          r.destroy(err);
+          out.destroy(err);
         };
         const onAbort = () => fail(abortError(req));
         const stall = () => fail(stalledError(req));
@@ -181,41 +192,36 @@ export class HttpClient {
           this.inFlight.delete(stall);
           if (timer) clearTimeout(timer);
           req.signal?.removeEventListener('abort', onAbort);
-          // A response read to its end leaves the socket to the agent; anything else closes it.
-          if (!r.destroyed && !(response?.complete ?? false)) r.destroy();
+          // A response read to its end leaves the connection to the next request; anything else ends it.
+          if (!out.destroyed && !out.finished) out.destroy();
         };
         req.signal?.addEventListener('abort', onAbort, { once: true });
         const timeoutMs = req.timeoutMs ?? (streaming ? undefined : DEFAULT_TIMEOUT_MS);
         if (timeoutMs !== undefined && timeoutMs > 0) {
           if (streaming) {
             // Idle timeout: the longest silence between two chunks.
-            r.setTimeout(timeoutMs, () => fail(timeoutError(req, timeoutMs, true)));
+            out.idleTimeout(timeoutMs, () => fail(timeoutError(req, timeoutMs, true)));
           } else {
             timer = setTimeout(() => fail(timeoutError(req, timeoutMs, false)), timeoutMs);
           }
         }
-        r.on('response', (res) => {
+        out.onResponse((res) => {
           settled = true;
-          response = res;
           this.answered(sentAt);
           resolve({ res, cancel, failure: () => failure });
         });
-        r.on('error', (err) => {
+        out.onError((err) => {
           if (settled) return; // the response stream reports it to its reader
           cancel();
-          reject(failure ?? Object.assign(err, { reusedSocket: r.reusedSocket }));
+          reject(failure ?? Object.assign(err, { unsent: out.unsent(err) }));
         });
-        r.end(payload);
       });
     try {
       return await send();
     } catch (err) {
-      // The server closed an idle keep-alive connection just as we reused it; the request never
-      // reached it, so sending it again is safe (what the Node docs recommend).
-      const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
-      if (e.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE') && !req.signal?.aborted) {
-        return send();
-      }
+      // Sent on a connection the server had just closed (or was closing): it never reached the server,
+      // so sending it again is safe.
+      if ((err as { unsent?: boolean }).unsent && !req.signal?.aborted) return send();
       throw err;
     }
   }
@@ -229,8 +235,26 @@ export class HttpClient {
     return url;
   }
 
+  /** See KubeClient.ping. */
+  ping(timeoutMs: number): Promise<boolean> | undefined {
+    return this.agents?.h2?.ping(timeoutMs);
+  }
+
+  /** See KubeClient.protocol. */
+  get protocol(): Protocol | undefined {
+    return this.agents?.h2 ? this.agents.h2.protocol : this.agents && 'http/1.1';
+  }
+
+  /** Ends every connection now (idle ones hold no process open; this is for tests and CLI commands). */
+  close(): void {
+    this.agents?.h2?.close();
+    this.agents?.requests.destroy();
+    this.agents?.watches.destroy();
+  }
+
   /** See KubeClient.resetStalled. */
   resetStalled(stalledMs = 5000): void {
+    this.agents?.h2?.dropUnanswered();
     for (const agent of this.agents ? [this.agents.requests, this.agents.watches] : []) {
       for (const sockets of Object.values(agent.freeSockets)) sockets?.forEach((socket) => socket.destroy());
     }
@@ -257,9 +281,12 @@ export class HttpClient {
       this.agents.tls = tlsOptions;
       return this.agents;
     }
-    const common = { keepAlive: true, ...(this.isHttps && tlsOptions ? withSecureContext(tlsOptions) : {}) };
+    const secure = this.isHttps && tlsOptions ? withSecureContext(tlsOptions) : {};
+    const common = { keepAlive: true, ...secure };
     const Agent = this.isHttps ? https.Agent : http.Agent;
+    this.agents?.h2?.retire();
     this.agents = {
+      h2: this.isHttps && http2Wanted(this.transport) ? new Http2Connections(this.base, secure) : undefined,
       requests: new Agent({ ...common, maxSockets: this.transport.maxSockets ?? 32 }),
       // Each watch holds its connection for minutes: a pool of their own, so that watches can
       // never starve ordinary requests of sockets (HTTP/1.1 has no multiplexing).
@@ -269,6 +296,11 @@ export class HttpClient {
     };
     return this.agents;
   }
+}
+
+/** HTTP/2 unless the transport or the environment (client-go's DISABLE_HTTP2, any value) turns it off. */
+function http2Wanted(transport: Transport): boolean {
+  return transport.http2 !== false && process.env.DISABLE_HTTP2 === undefined;
 }
 
 /**
@@ -300,13 +332,15 @@ export function verbOf(req: Pick<KubeRequest, 'method' | 'path' | 'query'>): Ver
   return rest.length === 1 ? 'list' : 'get';
 }
 
-export function readBody(res: http.IncomingMessage): Promise<string> {
+export function readBody(body: Readable): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
-    res.on('aborted', () => reject(new Error('response aborted')));
+    body.on('data', (c: Buffer) => chunks.push(c));
+    body.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    body.on('error', reject);
+    body.on('aborted', () => reject(new Error('response aborted')));
+    // Settled already after an end; otherwise the stream was cut short without an error.
+    body.on('close', () => reject(new Error('response closed before its end')));
   });
 }
 
@@ -339,34 +373,3 @@ function timeoutError(req: KubeRequest, ms: number, idle: boolean): ApiError {
 export const describe = (req: KubeRequest) => `${req.method} ${req.path}`;
 export const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
 export const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-
-/**
- * The CA, certificate and key as one secure context, made once. Given as they are, an https.Agent copies
- * them into every request's options and builds its pool key from them (several KB of base64 turned into a
- * string per request): 13% of a request's CPU. With a context, the key is the host and port.
- */
-function withSecureContext(tlsOptions: https.AgentOptions): https.AgentOptions {
-  const { ca, cert, key, pfx, passphrase, ...rest } = tlsOptions;
-  if (ca === undefined && cert === undefined && key === undefined && pfx === undefined) return rest;
-  return { ...rest, secureContext: tls.createSecureContext({ ca, cert, key, pfx, passphrase }) };
-}
-
-function tlsFingerprint(options: https.AgentOptions): string {
-  const part = (v: unknown): string =>
-    Buffer.isBuffer(v)
-      ? v.toString('base64')
-      : Array.isArray(v)
-        ? v.map(part).join(',')
-        : (JSON.stringify(v) ?? '');
-  return [
-    options.ca,
-    options.cert,
-    options.key,
-    options.pfx,
-    options.passphrase,
-    options.rejectUnauthorized,
-    options.servername,
-  ]
-    .map(part)
-    .join('|');
-}

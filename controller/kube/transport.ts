@@ -19,5 +19,8 @@ export interface Transport {
     forceRefresh: boolean,
   ) => Promise<{ headers: Record<string, string | string[]>; tls?: https.AgentOptions }>;
   userAgent?: string;
+  /** HTTP/1.1 connections for ordinary requests (watches have their own pool). Default: 32. */
   maxSockets?: number;
+  /** Offer HTTP/2 to an https server (./http2). Default: true, unless DISABLE_HTTP2 is set, as in client-go. */
+  http2?: boolean;
 }

@@ -35,13 +35,13 @@ export async function* watch(http: HttpClient, req: KubeRequest): AsyncGenerator
   try {
     exchange = await http.open({ ...req, query: { ...req.query, watch: true }, method: 'GET' }, true);
     const res = exchange.res;
-    code = res.statusCode ?? 0;
+    code = res.status;
     if (code < 200 || code > 299) {
-      const text = await readBody(res);
+      const text = await readBody(res.body);
       throw ApiError.fromResponse(code, text, describe(req), headerValue(res.headers['retry-after']));
     }
     let buffer = '';
-    for await (const chunk of res as AsyncIterable<Buffer>) {
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
       buffer += chunk.toString('utf8');
       let nl: number;
       while ((nl = buffer.indexOf('\n')) >= 0) {

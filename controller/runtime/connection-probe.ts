@@ -1,12 +1,12 @@
 /**
- * Finds dead connections to the API server within seconds, at the cost of one small request every 10 s.
- * HTTP/1.1 watches have no ping of their own (client-go sends HTTP/2 pings, every 30 s); the API
- * server's bookmarks, once a minute per watch, make a silent watch look dead only after 75 s, and
- * re-watching every few seconds to bound that would cost each informer a request per re-watch. A
- * middlebox that drops its connections, or a partition, takes them all at once: a `GET /version` (open
- * to every authenticated user) on the kept-alive request connection that gets no answer in 5 s, while no
- * watch delivered anything either, says so for all of them (a slow answer while watches still deliver
- * is a busy server, not a dead connection). The manager then ends every watch as dead and drops the idle pooled connections, so
+ * Finds dead connections to the API server within seconds: every 10 s, a PING frame on each HTTP/2
+ * connection (no request: the API server's handlers never see it), or where the server speaks HTTP/1.1
+ * only, one small request. The API server's bookmarks, once a minute per watch, make a silent watch look
+ * dead only after 75 s; client-go's pings (30 s idle, then 15 s for the answer) would leave the
+ * fault suite's 30 s bound. A middlebox that drops its connections, or a partition, takes them all at
+ * once: a PING, or a `GET /version` (open to every authenticated user) on the kept-alive request
+ * connection, that gets no answer in 5 s, while no watch delivered anything either, says so for all of
+ * them (a slow answer while watches still deliver is a busy server, not a dead connection). The manager then ends every watch as dead and drops the idle pooled connections, so
  * every cache relists on a new connection; and when the probe is answered again, the requests still
  * waiting on dead connections fail (to be retried on new ones) and the caches waiting out a backoff
  * (their relists failed meanwhile) retry at once.
@@ -36,7 +36,7 @@ export class ConnectionProbe {
   private down = false;
 
   constructor(
-    private readonly client: Pick<KubeClient, 'request'>,
+    private readonly client: Pick<KubeClient, 'request' | 'ping'>,
     private readonly handlers: ConnectionHandlers,
     private readonly log: Logger,
     private readonly options: ConnectionProbeOptions = {},
@@ -55,15 +55,17 @@ export class ConnectionProbe {
     this.timer = setTimeout(() => void this.probe(), this.options.intervalMs ?? 10_000);
   }
 
-  /** One probe; an answer of any HTTP status is a live connection, no answer (or a network error) not. */
+  /**
+   * One probe: a PING on each HTTP/2 connection, else a `GET /version`. A PING answered, or an answer of
+   * any HTTP status, is a live connection; no answer (or a network error) is not.
+   */
   async probe(): Promise<void> {
     const sent = Date.now();
+    const timeoutMs = this.options.timeoutMs ?? 5000;
     try {
-      await this.client.request({
-        method: 'GET',
-        path: '/version',
-        timeoutMs: this.options.timeoutMs ?? 5000,
-      });
+      const pinged = this.client.ping?.(timeoutMs);
+      if (!pinged) await this.client.request({ method: 'GET', path: '/version', timeoutMs });
+      else if (!(await pinged)) throw new ApiError(0, `no answer to an HTTP/2 PING within ${timeoutMs} ms`);
       this.alive();
     } catch (err) {
       if (err instanceof ApiError && err.status > 0) this.alive();

@@ -59,6 +59,8 @@ describe('bench:peer flags', () => {
   it('runs against both peers by default, or those named', () => {
     expect(settings()?.peers).toEqual(['go', 'kro']);
     expect(settings('--peers', 'kro')?.peers).toEqual(['kro']);
+    // reconstruct itself over HTTP/1.1, as a column beside the others, only when asked for.
+    expect(settings('--peers', 'go,http1')?.peers).toEqual(['go', 'http1']);
   });
 
   it('takes the size of the resources and whether the peers run tuned only', () => {
@@ -77,7 +79,21 @@ describe('bench:peer flags', () => {
 
   it('names the peers there are when given one that is not', () => {
     expect(() => settings('--peers', 'go,crossplane')).toThrow(
-      "--peers: 'crossplane' is not a peer (they are: go, kro)",
+      "--peers: 'crossplane' is not a peer (they are: go, kro, http1)",
     );
+  });
+
+  it('puts reconstruct over HTTP/1.1 right after reconstruct, with the ratio to it', () => {
+    const table = peerTable(500, [run('reconstruct', 5, 4), run('http1', 10, 4), run('peer', 20)], 60);
+    expect(table.split('\n')[0]).toContain(
+      '| reconstruct (4 workers) | reconstruct over HTTP/1.1 (4 workers) |',
+    );
+    expect(rowOf(table, 'time to the last Deployment')?.slice(0, 5)).toEqual([
+      '5.00 s',
+      '10.00 s',
+      '0.50',
+      '20.00 s',
+      '0.25',
+    ]);
   });
 });

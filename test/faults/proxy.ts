@@ -26,6 +26,11 @@ export class FaultProxy {
   /** Connections accepted so far. */
   accepted = 0;
 
+  /** Connections open now. */
+  get open(): number {
+    return this.links.size;
+  }
+
   constructor(private readonly target: { host: string; port: number }) {
     this.server = createServer((client) => this.accept(client));
   }

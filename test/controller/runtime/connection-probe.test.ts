@@ -71,4 +71,29 @@ describe('ConnectionProbe', () => {
     await probe.probe();
     expect(dead).toBe(1);
   });
+
+  it('PINGs HTTP/2 connections instead of asking the server, and asks where there is nothing to PING', async () => {
+    const { client, paths } = scripted([]);
+    const pings: (boolean | undefined)[] = [true, false, undefined];
+    const withPing: Pick<KubeClient, 'request' | 'ping'> = {
+      request: client.request,
+      ping: (timeoutMs) => {
+        expect(timeoutMs).toBe(5000);
+        const next = pings.shift();
+        return next === undefined ? undefined : Promise.resolve(next);
+      },
+    };
+    let dead = 0;
+    const probe = new ConnectionProbe(
+      withPing,
+      { dead: () => dead++, back: () => undefined, heardSince: () => false },
+      recordingLogger().log,
+    );
+    await probe.probe();
+    expect([dead, paths.length]).toEqual([0, 0]);
+    await probe.probe(); // unanswered
+    expect([dead, paths.length]).toEqual([1, 0]);
+    await probe.probe(); // HTTP/1.1: GET /version
+    expect([dead, paths]).toEqual([1, ['/version']]);
+  });
 });
