@@ -113,7 +113,7 @@ export function report(s: Settings, r: Results, target: ControllerUnderTest): st
     [
       'single update -> Deployment replicas, median',
       `${n(r.updateLatencyMedianMs, 1)} ms`,
-      `p90 ${n(r.updateLatencyP90Ms, 1)}, min ${n(r.updateLatencyMinMs, 1)} ms, ${s.updates} updates; target < 100 ms: ${yes(Number(r.updateLatencyMedianMs) < 100)}`,
+      `p90 ${n(r.updateLatencyP90Ms, 1)}, min ${n(r.updateLatencyMinMs, 1)} ms, ${s.updates} updates (median up ${n(r.updateUpMedianMs, 1)}, down ${n(r.updateDownMedianMs, 1)} ms); target < 100 ms: ${yes(Number(r.updateLatencyMedianMs) < 100)}`,
     ],
     [
       '  floor: patch + direct apply, median',

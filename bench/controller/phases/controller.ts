@@ -131,16 +131,24 @@ async function updatePhase(w: Workload, s: Settings, r: Results, a: ControllerPr
   log(`${s.updates} single updates, one at a time, on an idle cluster`);
   const m0 = await a.metrics();
   const latencies: number[] = [];
+  const byDirection: Record<'up' | 'down', number[]> = { up: [], down: [] };
   let timeouts = 0;
-  for (const name of updateTargets(w.names, s.updates)) {
-    const { started, patched, seen } = await patchNextSize(w, name, s);
-    if (await seen) latencies.push(now() - started);
-    else timeouts++;
+  // Half of them one size up, then the same resources back down (scaling down measured as well).
+  const targets = updateTargets(w.names, Math.ceil(s.updates / 2));
+  const steps = [...targets.map((name) => [name, 1] as const), ...targets.map((name) => [name, -1] as const)];
+  for (const [name, delta] of steps.slice(0, s.updates)) {
+    const { started, patched, seen } = await patchNextSize(w, name, s, delta);
+    if (await seen) {
+      latencies.push(now() - started);
+      byDirection[delta > 0 ? 'up' : 'down'].push(now() - started);
+    } else timeouts++;
     // Idle again before the next one: the resource Ready at its new spec, and no writes for 500 ms.
     await readyAgain(w, patched);
     await a.settle(500, 10_000);
   }
   const m1 = await a.metrics();
+  r.updateUpMedianMs = quantile(byDirection.up, 0.5);
+  r.updateDownMedianMs = quantile(byDirection.down, 0.5);
   r.updateLatencyMedianMs = quantile(latencies, 0.5);
   r.updateLatencyP90Ms = quantile(latencies, 0.9);
   r.updateLatencyMinMs = quantile(latencies, 0);

@@ -40,13 +40,14 @@ export function updateTargets(names: string[], count: number): string[] {
   return Array.from({ length: count }, (_, i) => names[(i * step) % names.length]);
 }
 
-/** Patches spec.size + 1; `seen` resolves once the watch shows the Deployment with those replicas. */
+/** Patches spec.size + `delta`; `seen` resolves once the watch shows the Deployment with those replicas. */
 export async function patchNextSize(
   { cluster, observer }: Workload,
   name: string,
   s: Settings,
+  delta = 1,
 ): Promise<{ started: number; patched: KubeObject; seen: Promise<boolean> }> {
-  const size = (observer.replicas.get(name) ?? s.size) + 1;
+  const size = Math.max(0, (observer.replicas.get(name) ?? s.size) + delta);
   const seen = observer.replicasBecome(name, size, 10_000);
   const started = now();
   const patched = await cluster.patchSize(name, size);
