@@ -76,6 +76,8 @@ Options (environment variable in brackets):
                             kind's, else 600) [RECONSTRUCT_ROLLOUT_PROGRESS_DEADLINE]
   --log-level LEVEL         debug, info, warn or error (default info) [RECONSTRUCT_LOG_LEVEL]
   --log-format FORMAT       json or text (default: text on a terminal, else json) [RECONSTRUCT_LOG_FORMAT]
+  The API server is spoken to over HTTP/2 where it offers it, else HTTP/1.1; DISABLE_HTTP2 (non-empty, as
+  in client-go) keeps HTTP/1.1.
 ${KINDS_HELP}
   -h, --help                show this help
 `;

@@ -298,9 +298,9 @@ export class HttpClient {
   }
 }
 
-/** HTTP/2 unless the transport or the environment (client-go's DISABLE_HTTP2, any value) turns it off. */
+/** HTTP/2 unless the transport or the environment (client-go's DISABLE_HTTP2, non-empty) turns it off. */
 function http2Wanted(transport: Transport): boolean {
-  return transport.http2 !== false && process.env.DISABLE_HTTP2 === undefined;
+  return transport.http2 !== false && !process.env.DISABLE_HTTP2;
 }
 
 /**

@@ -277,7 +277,7 @@ export async function runController(
   // Each kind is reconciled once its own caches have synced (Manager.kindStates), not after every kind's.
   let working: Promise<void> | undefined;
   const startWorking = () => {
-    log.info('starting workers', { workers: settings.workers });
+    log.info('starting workers', { workers: settings.workers, protocol: client.protocol });
     working ??= manager.run();
   };
 

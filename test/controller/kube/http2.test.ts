@@ -252,14 +252,19 @@ describe('HTTP/1.1 where HTTP/2 is not spoken', () => {
     }
   });
 
-  it('speaks HTTP/1.1 to a server that offers both when HTTP/2 is turned off', async () => {
+  it('speaks HTTP/1.1 to a server that offers both when HTTP/2 is turned off, or DISABLE_HTTP2 is set', async () => {
     const server = await startServer({ allowHTTP1: true });
     try {
       const c = client(server.url, false);
       await c.request({ method: 'GET', path: '/a' });
       expect(c.protocol).toBe('http/1.1');
-      expect(server.versions).toEqual(['1.1']);
+      process.env.DISABLE_HTTP2 = 'true';
+      const byEnv = client(server.url);
+      await byEnv.request({ method: 'GET', path: '/b' });
+      expect(byEnv.protocol).toBe('http/1.1');
+      expect(server.versions).toEqual(['1.1', '1.1']);
     } finally {
+      delete process.env.DISABLE_HTTP2;
       await server.close();
     }
   });
