@@ -288,9 +288,17 @@ export class Cluster {
     const types = [this.resource, DEPLOYMENT, REPLICA_SET, SERVICE];
     const gone = await until(
       async () => {
-        await this.dropFinalizers();
-        for (const type of types) await this.deleteCollection(type, { propagationPolicy: 'Background' });
-        await this.deleteCollection(POD, { gracePeriodSeconds: 0 });
+        try {
+          await this.dropFinalizers();
+          for (const type of types) await this.deleteCollection(type, { propagationPolicy: 'Background' });
+          await this.deleteCollection(POD, { gracePeriodSeconds: 0 });
+        } catch (err) {
+          // A collection of thousands can outlast the API server's 60 s request timeout (the deletion goes
+          // on; the request is cut: 504, or a reset stream): look again.
+          if (!isTransient(err)) throw err;
+          log(`wiping ${this.namespace}: ${String(err)}; again`);
+          return false;
+        }
         for (const type of [...types, POD]) if (await this.any(type)) return false;
         return true;
       },
