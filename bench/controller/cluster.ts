@@ -257,7 +257,7 @@ export class Cluster {
         timeoutMs: 120_000,
       });
     } catch (err) {
-      if (!(isNotFound(err) || isMethodNotSupported(err))) throw err;
+      if (!(isNotFound(err) || isMethodNotSupported(err) || isTransient(err))) throw err; // cut by a timeout: looked at again
     }
   }
 
@@ -288,17 +288,9 @@ export class Cluster {
     const types = [this.resource, DEPLOYMENT, REPLICA_SET, SERVICE];
     const gone = await until(
       async () => {
-        try {
-          await this.dropFinalizers();
-          for (const type of types) await this.deleteCollection(type, { propagationPolicy: 'Background' });
-          await this.deleteCollection(POD, { gracePeriodSeconds: 0 });
-        } catch (err) {
-          // A collection of thousands can outlast the API server's 60 s request timeout (the deletion goes
-          // on; the request is cut: 504, or a reset stream): look again.
-          if (!isTransient(err)) throw err;
-          log(`wiping ${this.namespace}: ${String(err)}; again`);
-          return false;
-        }
+        await this.dropFinalizers();
+        for (const type of types) await this.deleteCollection(type, { propagationPolicy: 'Background' });
+        await this.deleteCollection(POD, { gracePeriodSeconds: 0 });
         for (const type of [...types, POD]) if (await this.any(type)) return false;
         return true;
       },
