@@ -85,6 +85,12 @@ it('takes over within the lease duration and a couple of seconds, with its cache
   replicas.push(standby);
   // Synced (startController waited for /readyz), and a standby.
   expect(standby.logs.some((l) => l.includes('"became leader"'))).toBe(false);
+  // Its log lines come through a pipe, read while /readyz was polled: the last list's line can arrive after
+  // /readyz said synced. Counted once every informer the leader started with has said it listed.
+  const informers = new Set(lists(leader));
+  await waitFor(() => [...informers].every((r) => lists(standby).includes(r)), {
+    what: "every informer's list in the standby's log",
+  });
   const listedBefore = lists(standby);
   expect(listedBefore).toContain('memcacheds.cache.example.com');
 
