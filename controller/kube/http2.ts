@@ -70,8 +70,16 @@ export class Http2Connections {
 
   /** A request on a session with room for one more stream (opened if there is none). */
   request(url: URL, init: RequestInit): Outgoing {
-    const ready = this.sessions.find((s) => s.usable);
-    return new Http2Outgoing(ready ?? this.open(), url, init);
+    return new Http2Outgoing(() => this.pick(), url, init);
+  }
+
+  /**
+   * A session with room for one more stream, else the one being opened. Many requests may wait for the
+   * same new session: those that find it full when it comes pick again (a stream over the server's limit
+   * would wait in nghttp2's queue until a watch on it ends, which may be never).
+   */
+  private pick(): Session | Promise<Session | undefined> {
+    return this.sessions.find((s) => s.usable) ?? this.open();
   }
 
   /**
@@ -153,20 +161,24 @@ class Http2Outgoing implements Outgoing {
   private idle?: { ms: number; listener: () => void };
 
   constructor(
-    session: Session | Promise<Session | undefined>,
+    private readonly pick: () => Session | Promise<Session | undefined>,
     private readonly url: URL,
     private readonly init: RequestInit,
   ) {
-    if (session instanceof Session) this.start(session);
-    else
-      session.then(
-        (s) => {
-          if (this.ended) return;
-          if (s && !s.gone && !s.h2.destroyed) this.start(s);
-          else this.fail(new Error(`${url.host} no longer offers HTTP/2`));
-        },
-        (err: Error) => this.fail(err),
-      );
+    this.startOn(pick());
+  }
+
+  private startOn(session: Session | Promise<Session | undefined>): void {
+    if (session instanceof Session) return this.start(session);
+    session.then(
+      (s) => {
+        if (this.ended) return;
+        if (!s || s.gone || s.h2.destroyed) this.fail(new Error(`${this.url.host} no longer offers HTTP/2`));
+        else if (s.usable) this.start(s);
+        else this.startOn(this.pick()); // filled by the others waiting for it
+      },
+      (err: Error) => this.fail(err),
+    );
   }
 
   onResponse(listener: (res: Response) => void): void {

@@ -287,4 +287,25 @@ describe("the server's stream limit", () => {
       await server.close();
     }
   });
+
+  it('never queues a request behind watches on a full connection, however many wait for a new one', async () => {
+    const server = await startServer({ settings: { maxConcurrentStreams: 2 } });
+    try {
+      const c = client(server.url);
+      await c.request({ method: 'GET', path: '/a' });
+      const abort = new AbortController();
+      const watches = [firstEvents(c, 1000, abort.signal), firstEvents(c, 1000, abort.signal)];
+      await new Promise((r) => setTimeout(r, 100));
+      // The first connection is full: four more watches and a request wait for the second together; all
+      // sent on it, the request would wait behind watches that do not end.
+      watches.push(...Array.from({ length: 4 }, () => firstEvents(c, 1000, abort.signal)));
+      const answer = await c.request({ method: 'GET', path: '/b', timeoutMs: 3000 });
+      expect(answer).toMatchObject({ path: '/b' });
+      expect(server.sessions.length).toBeGreaterThanOrEqual(4);
+      abort.abort();
+      await Promise.allSettled(watches);
+    } finally {
+      await server.close();
+    }
+  });
 });
