@@ -20,7 +20,7 @@ import {
   refreshing,
 } from './kubeconfig';
 import type { Transport } from './transport';
-import type { Protocol } from './http2';
+import type { ConnectionStats, Protocol } from './http2';
 import { watch, type WatchEvent } from './watch';
 
 export interface KubeClient {
@@ -49,6 +49,8 @@ export interface KubeClient {
   ping?(timeoutMs: number): Promise<boolean> | undefined;
   /** The protocol the server chose (`h2` or `http/1.1`), once a connection was made. */
   readonly protocol?: Protocol;
+  /** The connections open now, each with the requests and watches it carries (metrics, tests). */
+  connections?(): ConnectionStats[];
   /** Ends every connection now. Idle ones hold no process open; for tests and short-lived commands. */
   close?(): void;
 }

@@ -10,7 +10,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { ApiError, isUnauthorized, isTooManyRequests } from './errors';
 import type { Transport } from './transport';
-import { Http2Connections, type Protocol } from './http2';
+import { Http2Connections, type ConnectionStats, type Protocol } from './http2';
 import { http1Request, type Response } from './wire';
 import { tlsFingerprint, withSecureContext } from './tls-material';
 import type { Readable } from 'node:stream';
@@ -243,6 +243,22 @@ export class HttpClient {
   /** See KubeClient.protocol. */
   get protocol(): Protocol | undefined {
     return this.agents?.h2 ? this.agents.h2.protocol : this.agents && 'http/1.1';
+  }
+
+  /** See KubeClient.connections. */
+  connections(): ConnectionStats[] {
+    const h2 = this.agents?.h2?.stats() ?? [];
+    const h1 = (pool: Record<string, unknown[] | undefined>, streams: number): ConnectionStats[] =>
+      Object.values(pool).flatMap((sockets) =>
+        (sockets ?? []).map(() => ({ protocol: 'http/1.1' as const, streams, maxStreams: 1 })),
+      );
+    const { requests, watches } = this.agents ?? {};
+    return [
+      ...h2,
+      ...[requests, watches].flatMap((agent) =>
+        agent ? [...h1(agent.sockets, 1), ...h1(agent.freeSockets, 0)] : [],
+      ),
+    ];
   }
 
   /** Ends every connection now (idle ones hold no process open; this is for tests and CLI commands). */

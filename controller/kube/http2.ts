@@ -15,6 +15,15 @@ import type { Outgoing, RequestInit, Response } from './wire';
 
 export type Protocol = 'h2' | 'http/1.1';
 
+/** One open connection to the API server: what it carries and may carry. */
+export interface ConnectionStats {
+  readonly protocol: Protocol;
+  /** Requests and watches open on it (HTTP/1.1: 1 while a request or watch holds the socket, else 0). */
+  readonly streams: number;
+  /** How many it may carry at once: the server's SETTINGS_MAX_CONCURRENT_STREAMS, or 1 (HTTP/1.1). */
+  readonly maxStreams: number;
+}
+
 /** client-go's TLS handshake timeout. */
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 /** What the server may send on one stream before we read it: Go's HTTP/2 transport's 4 MiB. */
@@ -80,6 +89,13 @@ export class Http2Connections {
    */
   private pick(): Session | Promise<Session | undefined> {
     return this.sessions.find((s) => s.usable) ?? this.open();
+  }
+
+  /** The sessions open now, with their streams. */
+  stats(): ConnectionStats[] {
+    return this.sessions
+      .filter((s) => !s.h2.destroyed && !s.h2.closed)
+      .map((s) => ({ protocol: 'h2', streams: s.active, maxStreams: s.maxStreams }));
   }
 
   /**

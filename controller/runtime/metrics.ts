@@ -11,6 +11,7 @@ import type { Verb } from '../kube/http';
 import type { KubeClient } from '../kube/client';
 import type { Logger } from '../log';
 import type { QueueObserver, WorkQueue } from './queue';
+import { connectionGauges, queueGauges, rolloutGauges, type RolloutCounts } from './scraped-gauges';
 
 /** The HTTP method of each verb, for rest_client_requests_total. */
 const METHODS: Record<Verb, string> = {
@@ -230,61 +231,15 @@ export class Metrics {
     }
   }
 
-  /**
-   * The queue's depth and work in progress, read at each scrape (workqueue_depth,
-   * workqueue_unfinished_work_seconds, workqueue_longest_running_processor_seconds).
-   */
+  /** The queue's depth and work in progress, read at each scrape: see queueGauges. */
   watchQueue(queue: WorkQueue): void {
     this.queue = queue;
-    const registers = [this.registry];
-    const labels = { name: QUEUE_NAME };
-    new Gauge({
-      name: 'workqueue_depth',
-      help: 'Current depth of workqueue',
-      labelNames: ['name'],
-      registers,
-      collect() {
-        this.set(labels, queue.length);
-      },
-    });
-    new Gauge({
-      name: 'workqueue_unfinished_work_seconds',
-      help: "How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
-      labelNames: ['name'],
-      registers,
-      collect() {
-        this.set(labels, queue.inProgress().unfinishedSeconds);
-      },
-    });
-    new Gauge({
-      name: 'workqueue_longest_running_processor_seconds',
-      help: 'How many seconds has the longest running processor for workqueue been running.',
-      labelNames: ['name'],
-      registers,
-      collect() {
-        this.set(labels, queue.inProgress().longestSeconds);
-      },
-    });
+    queueGauges(this.registry, QUEUE_NAME, queue);
   }
 
-  /**
-   * Where each kind's rollout of a new revision stands, read at each scrape:
-   * `reconstruct_rollout_resources{kind, state}`, state one of pending, moving, failed, done (docs/OPERATING.md).
-   */
-  watchRollouts(
-    counts: () => { kind: string; pending: number; moving: number; failed: number; done: number }[],
-  ): void {
-    new Gauge({
-      name: 'reconstruct_rollout_resources',
-      help: "Resources of a kind that declares a revision, by where they stand in its rollout: pending (an older revision), moving (moved, not Ready again yet), failed (moved, not Ready past the deadline), done (the kind's revision).",
-      labelNames: ['kind', 'state'],
-      registers: [this.registry],
-      collect() {
-        for (const { kind, ...states } of counts()) {
-          for (const [state, n] of Object.entries(states)) this.set({ kind, state }, n);
-        }
-      },
-    });
+  /** Where each kind's rollout of a new revision stands, read at each scrape: see rolloutGauges. */
+  watchRollouts(counts: () => RolloutCounts[]): void {
+    rolloutGauges(this.registry, counts);
   }
 
   /** The controllers (one per kind, named as controller-runtime names them: the kind in lower case). */
@@ -382,10 +337,11 @@ export class Metrics {
 }
 
 /**
- * Counts every request of `client` in `metrics`, and logs each write at debug level: what a reader of the log
+ * Counts every request of `client` in `metrics` (and its connections at each scrape), and logs each write at debug level: what a reader of the log
  * (the sharding fault tests: never two writers at once) needs to know who wrote what, when.
  */
 export function observeRequests(client: KubeClient, metrics: Metrics, log: Logger): void {
+  connectionGauges(metrics.registry, () => client.connections?.() ?? []);
   client.onRequest = (verb, code, seconds, { path, query }) => {
     metrics.apiRequest(verb, code, seconds);
     if (WRITE_VERBS.has(verb))

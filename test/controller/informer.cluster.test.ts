@@ -88,6 +88,22 @@ describe('the kube client', () => {
     expect(steps['watch-abort']).toMatchObject({ ok: false, apiError: true, reason: 'Aborted' });
     expect(steps.delete).toMatchObject({ ok: true });
     expect(steps['get-deleted']).toMatchObject({ ok: false, status: 404 });
+    // 20 watches more than one HTTP/2 connection may carry: a second connection, neither over the
+    // server's limit, and requests answered at once meanwhile.
+    const over = steps['streams-over-limit'].value as {
+      protocol: string;
+      limit: number;
+      count: number;
+      open: { protocol: string; streams: number; maxStreams: number }[];
+      slowestGetMs: number;
+      after: number;
+    };
+    expect(over.protocol).toBe('h2');
+    expect(over.open.filter((c) => c.protocol === 'h2')).toHaveLength(2);
+    for (const c of over.open) expect(c.streams).toBeLessThanOrEqual(c.maxStreams);
+    expect(over.open.reduce((sum, c) => sum + c.streams, 0)).toBe(over.count);
+    expect(over.slowestGetMs).toBeLessThan(2000);
+    expect(over.after).toBe(0);
     const calls = driver.lines.find((l) => l.t === 'requests')?.calls;
     expect(calls).toEqual([
       'get:404',

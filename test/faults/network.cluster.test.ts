@@ -61,6 +61,12 @@ it('healthy idle watches never look dead, share one connection, and cost no read
   // Every watch and request of the controller over one HTTP/2 connection; the probe is a PING, not a GET.
   expect(proxy.open).toBe(1);
   expect((await reads()) - readsBefore).toBe(0);
+  // ... as its metrics say: one h2 connection, carrying its watches (and no HTTP/1.1 socket).
+  const metrics = await controller.metrics();
+  const h2 = (labels: string) => labels.includes('protocol="h2"');
+  expect(counter(metrics, 'reconstruct_api_connections', h2)).toBe(1);
+  expect(counter(metrics, 'reconstruct_api_connections', (l) => !h2(l))).toBe(0);
+  expect(counter(metrics, 'reconstruct_api_streams', h2)).toBeGreaterThanOrEqual(10);
   record({
     fault: 'none (idle, healthy connections)',
     bound: 'no dead-connection warning',

@@ -3,7 +3,7 @@
  * and prints one JSON line per step: {t:'step', step, ok, status, reason, ...} and finally
  * {t:'requests', calls: ['verb:code', ...]}.
  */
-import { loadClient } from '../../../controller/kube/client';
+import { loadClient, type KubeClient } from '../../../controller/kube/client';
 import { ApiError } from '../../../controller/kube/errors';
 import type { KubeRequest } from '../../../controller/kube/http';
 import { CONFIG_MAP } from '../../../constructs/kit';
@@ -135,6 +135,45 @@ async function main() {
   await step('delete', { method: 'DELETE', path: cm('x') });
   await step('get-deleted', { method: 'GET', path: cm('x') });
   print({ t: 'requests', calls });
+  await streamsOverLimit(client, collection);
+}
+
+/**
+ * More watches than the server lets one HTTP/2 connection carry (its SETTINGS_MAX_CONCURRENT_STREAMS):
+ * a second connection takes the rest, and requests still go through at once, where a stream over the
+ * limit would wait until a watch ends (a lease renewal among them loses the lease). Prints the
+ * connections with every watch open, the slowest of 10 GETs, and the streams once the watches ended.
+ */
+async function streamsOverLimit(client: KubeClient, collection: string): Promise<void> {
+  const stats = () => client.connections?.() ?? [];
+  const limit = stats().find((c) => c.protocol === 'h2')?.maxStreams ?? 0;
+  const streams = () => stats().reduce((sum, c) => sum + c.streams, 0);
+  const count = limit + 20;
+  const abort = new AbortController();
+  const watching = Array.from({ length: count }, async (_, i) => {
+    const req = { method: 'GET' as const, path: collection, query: { labelSelector: `w=${i}` } };
+    try {
+      for await (const event of client.watch({ ...req, signal: abort.signal })) void event;
+    } catch {
+      // Aborted below.
+    }
+  });
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+  };
+  await until(() => streams() >= count);
+  const open = stats();
+  let slowestGetMs = 0;
+  for (let i = 0; i < 10; i++) {
+    const started = Date.now();
+    await client.request({ method: 'GET', path: collection, query: { limit: 1 } });
+    slowestGetMs = Math.max(slowestGetMs, Date.now() - started);
+  }
+  abort.abort();
+  await Promise.all(watching);
+  await until(() => streams() === 0);
+  const value = { protocol: client.protocol, limit, count, open, slowestGetMs, after: streams() };
+  print({ t: 'step', step: 'streams-over-limit', ok: limit > 0, value });
 }
 
 main().then(
