@@ -165,7 +165,9 @@ export class HttpClient {
         req.contentType ?? (req.method === 'PATCH' ? 'application/merge-patch+json' : 'application/json');
       headers['Content-Length'] = String(payload.length);
     }
-    const h2 = agents.h2 && (await agents.h2.negotiate()) === 'h2' ? agents.h2 : undefined;
+    // The protocol is known after the first handshake: no await (a promise a request) from then on.
+    const protocol = agents.h2 && (agents.h2.protocol ?? (await agents.h2.negotiate()));
+    const h2 = protocol === 'h2' ? agents.h2 : undefined;
     const init = { method: req.method, headers, payload };
     const send = (): Promise<Exchange> =>
       new Promise((resolve, reject) => {
