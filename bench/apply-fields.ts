@@ -12,7 +12,9 @@
 import { parseArgs } from 'node:util';
 import { memcachedKind, synthesize, type Manifest } from '../constructs';
 import { loadClient } from '../controller/kube/client';
+import { isConflict } from '../controller/kube/errors';
 import type { KubeRequest } from '../controller/kube/http';
+import { quantile } from './controller/support';
 import { applyRequest } from '../controller/kube/writer';
 
 /** One way of writing the change of a round to the Deployment at `path` (`last`: as the API server returned it last). */
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
         : apply(path, body, last); // the first write of each makes it
     };
     const mergePatch: Write = (path, body, last) => {
-      const annotations = (body.metadata as { annotations?: unknown }).annotations;
+      const { annotations } = body.metadata;
       return last ? { method: 'PATCH', path, body: { metadata: { annotations } } } : apply(path, body, last);
     };
     const variants = [
@@ -130,15 +132,17 @@ async function main(): Promise<void> {
             last.set(v.name, await client.request<Manifest>(req));
             break;
           } catch (err) {
-            if ((err as { status?: number }).status !== 409) throw err;
+            if (!isConflict(err)) throw err;
             v.conflicts++;
           }
         }
         const answered = process.hrtime.bigint();
+        let timer: NodeJS.Timeout | undefined;
         const at = await Promise.race([
           seen,
-          new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000)),
+          new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 5000))),
         ]);
+        clearTimeout(timer);
         shown.delete(`${v.name}/${round}`);
         if (round < 0) continue;
         v.ms.push(Number(answered - started) / 1e6);
@@ -148,7 +152,6 @@ async function main(): Promise<void> {
     }
     abort.abort();
     await watching;
-    const p = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)];
     process.stdout.write(
       `| Deployment written | fields sent | body bytes | answered p50 (p90) | seen by a watch p50 (p90) |\n|---|---|---|---|---|\n`,
     );
@@ -157,7 +160,7 @@ async function main(): Promise<void> {
       const seen = v.seen.length === v.ms.length ? '' : ` (${v.ms.length - v.seen.length} not seen in 5 s)`;
       const conflicts = v.conflicts > 0 ? `, ${v.conflicts} conflicts (409) sent again` : '';
       process.stdout.write(
-        `| ${v.label} | ${fields} | ${v.bytes} | ${p(v.ms, 0.5).toFixed(2)} (${p(v.ms, 0.9).toFixed(2)}) ms | ${p(v.seen, 0.5).toFixed(2)} (${p(v.seen, 0.9).toFixed(2)}) ms${seen}${conflicts} |\n`,
+        `| ${v.label} | ${fields} | ${v.bytes} | ${quantile(v.ms, 0.5).toFixed(2)} (${quantile(v.ms, 0.9).toFixed(2)}) ms | ${quantile(v.seen, 0.5).toFixed(2)} (${quantile(v.seen, 0.9).toFixed(2)}) ms${seen}${conflicts} |\n`,
       );
     }
     process.stdout.write(`${rounds} writes each, alternated, protocol ${client.protocol}\n`);

@@ -93,9 +93,7 @@ export class Http2Connections {
 
   /** The sessions open now, with their streams. */
   stats(): ConnectionStats[] {
-    return this.sessions
-      .filter((s) => !s.h2.destroyed && !s.h2.closed)
-      .map((s) => ({ protocol: 'h2', streams: s.active, maxStreams: s.maxStreams }));
+    return this.live().map((s) => ({ protocol: 'h2', streams: s.active, maxStreams: s.maxStreams }));
   }
 
   /**
@@ -103,7 +101,7 @@ export class Http2Connections {
    * (marked: see dropUnanswered). Undefined when there is no session to ping (HTTP/1.1, or none open yet).
    */
   ping(timeoutMs: number): Promise<boolean> | undefined {
-    const live = this.sessions.filter((s) => !s.h2.destroyed && !s.h2.closed);
+    const live = this.live();
     if (live.length === 0) return undefined;
     return Promise.all(live.map((s) => pingOnce(s, timeoutMs))).then((answers) => answers.every(Boolean));
   }
@@ -126,6 +124,11 @@ export class Http2Connections {
   close(): void {
     for (const session of this.sessions) session.h2.destroy();
     this.sessions = [];
+  }
+
+  /** The sessions not yet closed or destroyed. */
+  private live(): Session[] {
+    return this.sessions.filter((s) => !s.h2.destroyed && !s.h2.closed);
   }
 
   private open(): Promise<Session | undefined> {

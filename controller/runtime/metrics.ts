@@ -242,6 +242,11 @@ export class Metrics {
     rolloutGauges(this.registry, counts);
   }
 
+  /** The client's connections and the streams on them, read at each scrape: see connectionGauges. */
+  watchConnections(client: KubeClient): void {
+    connectionGauges(this.registry, () => client.connections?.() ?? []);
+  }
+
   /** The controllers (one per kind, named as controller-runtime names them: the kind in lower case). */
   controllers(kinds: readonly string[], workers: number): void {
     for (const kind of kinds) {
@@ -337,11 +342,10 @@ export class Metrics {
 }
 
 /**
- * Counts every request of `client` in `metrics` (and its connections at each scrape), and logs each write at debug level: what a reader of the log
+ * Counts every request of `client` in `metrics`, and logs each write at debug level: what a reader of the log
  * (the sharding fault tests: never two writers at once) needs to know who wrote what, when.
  */
 export function observeRequests(client: KubeClient, metrics: Metrics, log: Logger): void {
-  connectionGauges(metrics.registry, () => client.connections?.() ?? []);
   client.onRequest = (verb, code, seconds, { path, query }) => {
     metrics.apiRequest(verb, code, seconds);
     if (WRITE_VERBS.has(verb))

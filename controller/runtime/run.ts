@@ -146,6 +146,7 @@ export async function runController(
   const client = loadClient({ kubeconfig: settings.kubeconfig, userAgent: 'reconstruct-controller' });
   const metrics = new Metrics({ apiHost: client.host });
   observeRequests(client, metrics, log);
+  metrics.watchConnections(client);
   const suffix = randomBytes(4).toString('hex');
   const identity = `${hostname()}_${suffix}`;
   const sharding = settings.sharding
