@@ -17,7 +17,7 @@ import type { CustomResource, Manifest } from './resource';
 /** The label cdk8s-plus puts on every pod it makes and selects by (kplus.Pod.ADDRESS_LABEL). */
 export const ADDRESS_LABEL = 'cdk8s.io/metadata.addr';
 
-type Labels = Readonly<Record<string, string>>;
+export type Labels = Readonly<Record<string, string>>;
 
 interface Requirement {
   readonly key: string;
@@ -36,7 +36,7 @@ interface PodTemplate {
   readonly labels: Labels;
 }
 
-interface FoundSelector {
+export interface FoundSelector {
   readonly child: Manifest;
   /** The field, as a message names it (`spec.selector`). */
   readonly field: string;
@@ -55,7 +55,7 @@ function at(value: unknown, ...path: string[]): unknown {
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job']);
 
 /** The labels of the pods a child makes, if it makes any. */
-function podLabelsOf(child: Manifest): Labels | undefined {
+export function podLabelsOf(child: Manifest): Labels | undefined {
   let labels: unknown;
   if (WORKLOADS.has(child.kind)) labels = at(child, 'spec', 'template', 'metadata', 'labels');
   else if (child.kind === 'CronJob') {
@@ -65,7 +65,7 @@ function podLabelsOf(child: Manifest): Labels | undefined {
 }
 
 /** The pod selectors of a child: which pods it serves, manages, protects or governs. */
-function selectorsOf(child: Manifest): FoundSelector[] {
+export function selectorsOf(child: Manifest): FoundSelector[] {
   const found = (field: string, value: unknown): FoundSelector[] =>
     isObject(value) ? [{ child, field, selector: value }] : [];
   switch (child.kind) {
@@ -124,7 +124,7 @@ export function selectorMatches(selector: LabelSelector, labels: Labels): boolea
 const SEPARATORS = '-_.';
 
 /** Whether `value` holds `name` as a whole word: all of it, or between separators (`-`, `_`, `.`). */
-function holdsName(value: string, name: string): boolean {
+export function holdsName(value: string, name: string): boolean {
   for (let at = value.indexOf(name); at >= 0; at = value.indexOf(name, at + 1)) {
     const end = at + name.length;
     if (

@@ -1,5 +1,6 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
+import { keepAddressLabels } from './address-label';
 import { ADMITTED_CONTEXT } from './admit';
 import { checkChildKinds } from './child-kinds';
 import { checkChildNames } from './child-names';
@@ -92,7 +93,8 @@ export function resourceChart<Spec>(
  * differs between resources: the `cdk8s.io/metadata.addr` label a Service selects its workload by
  * (`selector: deployment`), and the names of children the construct leaves unnamed (a StatefulSet's
  * headless Service). The name alone, not the namespace: offline output, rendered without one, must be
- * what the controller applies.
+ * what the controller applies. The address label keeps the value 0.2.0 gave it wherever no selector
+ * needs the resource's name in it, so that an upgrade rolls no pods (see address-label.ts).
  */
 export function synthesize<Spec>(
   kind: Kind<Spec>,
@@ -101,6 +103,7 @@ export function synthesize<Spec>(
 ): Manifest[] {
   const chart = resourceChart(new App(), resource.metadata?.name || 'resource', kind, resource, options);
   const children = childrenOf(chart);
+  keepAddressLabels(chart, chart.node.id, children);
   checkChildKinds(kind, children);
   checkChildNames(resource, children);
   checkSelectors(resource, children);
