@@ -31,14 +31,19 @@ function columnsOf(columns: PrinterColumn[] = [], revision: boolean): PrinterCol
   ];
 }
 
-/** The CEL rule that bounds `metadata.name`, with a message that names the field and says why. */
+/**
+ * The CEL rule that bounds `metadata.name`, with a message that says why. Its `fieldPath` makes the API
+ * server (and the offline check) report it on `metadata.name`, as every other problem names its field;
+ * the API server accepts that path only where the schema declares `metadata.name` (see versionOf).
+ */
 function nameLengthRule(max: number): ValidationRule {
   return {
     rule: `self.metadata.name.size() <= ${max}`,
+    fieldPath: '.metadata.name',
     message:
       max === MAX_NAME_LENGTH
-        ? `metadata.name must be at most ${max} characters: it is a label value on every child`
-        : `metadata.name must be at most ${max} characters: the names of its children are made from it`,
+        ? `must be at most ${max} characters: it is a label value on every child`
+        : `must be at most ${max} characters: the names of its children are made from it`,
   };
 }
 
@@ -76,7 +81,8 @@ function versionOf(
         properties: {
           apiVersion: { type: 'string' },
           kind: { type: 'string' },
-          metadata: { type: 'object' },
+          // Only name (and generateName) may be declared at the root: the API server prunes nothing of it.
+          metadata: { type: 'object', properties: { name: { type: 'string' } } },
           spec: schema.spec,
           status: {
             type: 'object',

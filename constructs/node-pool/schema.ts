@@ -67,7 +67,8 @@ export const nodePoolSchema: KindSchema = {
   rules: [
     {
       rule: 'self.metadata.name.size() <= 53',
-      message: 'metadata.name must be at most 53 characters: it names node-pool-<name> and a node-role label',
+      fieldPath: '.metadata.name',
+      message: 'must be at most 53 characters: it names node-pool-<name> and a node-role label',
     },
   ],
   columns: [

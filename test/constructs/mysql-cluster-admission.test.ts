@@ -31,8 +31,8 @@ describe('offline, as the API server admits it', () => {
 
   it('refuses a name longer than 28 characters, naming metadata.name', () => {
     const { problems } = renderResources(file([named('a'.repeat(29), {})]), { kinds: [mysqlClusterKind] });
-    expect(problems.map((p) => p.message).join('\n')).toMatch(
-      /metadata\.name must be at most 28 characters: the names of its children are made from it/,
+    expect(problems.map((p) => `${p.field}: ${p.message}`)).toContain(
+      'metadata.name: Invalid value: must be at most 28 characters: the names of its children are made from it',
     );
   });
 

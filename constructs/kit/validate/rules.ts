@@ -10,6 +10,13 @@ import { evaluateMessageExpression, evaluateRule, toCel, usesOldSelf, type CelIn
 import { mapListOf, type Correlation } from './correlation';
 import { OMIT, child, index, issue, key, type BadValue, type ErrorType, type Issue } from './field';
 
+/**
+ * The API server's note, on no field, that it ran no CEL rule because of the errors before it: the
+ * offline output leaves it out (synth/render.ts), since it names no field and adds nothing to them.
+ */
+export const RULES_NOT_CHECKED =
+  'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+
 // An error of one of these types makes the API server skip every CEL rule (hasBlockingErr).
 const BLOCKING = new Set<ErrorType>(['NotSupported', 'Required', 'TooLong', 'TooMany', 'TypeInvalid']);
 
@@ -27,14 +34,7 @@ export function validateObjectRules(
 ): void {
   if (!hasRules(schema)) return;
   if (out.some((i) => BLOCKING.has(i.type))) {
-    out.push(
-      issue(
-        'Invalid',
-        '',
-        null,
-        'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
-      ),
-    );
+    out.push(issue('Invalid', '', null, RULES_NOT_CHECKED));
   } else {
     validateRules(object, schema, '', true, out, { old, current: correlation });
   }

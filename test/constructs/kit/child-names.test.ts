@@ -97,22 +97,32 @@ describe('a name that becomes a label value', () => {
 });
 
 describe('maxNameLength', () => {
-  it('puts a rule on the CRD whose message names metadata.name', () => {
+  it('puts a rule on the CRD that the API server reports on metadata.name', () => {
     const rules = exporterKind(46).crd.spec.versions[0].schema.openAPIV3Schema['x-kubernetes-validations'];
     expect(rules?.[0]).toEqual({
       rule: 'self.metadata.name.size() <= 46',
-      message: 'metadata.name must be at most 46 characters: the names of its children are made from it',
+      fieldPath: '.metadata.name',
+      message: 'must be at most 46 characters: the names of its children are made from it',
     });
   });
 
   it('refuses a longer name offline, as the API server does at admission, before synthesis', () => {
     const { problems } = renderResources([resource('e'.repeat(47))], { kinds: [exporterKind(46)] });
     expect(problems.map((p) => `${p.field ?? ''}: ${p.message}`)).toEqual([
-      ': Invalid value: metadata.name must be at most 46 characters: the names of its children are made from it',
+      'metadata.name: Invalid value: must be at most 46 characters: the names of its children are made from it',
     ]);
     expect(specError(() => synthesize(exporterKind(46), resource('e'.repeat(47)))).field).toBe(
       'metadata.name',
     );
+  });
+
+  it("names a field in every offline problem: not the API server's note that the rules were skipped", () => {
+    // A type error skips the CEL rules, name length included; the API server adds a note on no field.
+    const bad = { ...resource('e'.repeat(47)), spec: { owner: 7 } };
+    const { problems } = renderResources([bad], { kinds: [exporterKind(46)] });
+    expect(problems.map((p) => `${p.field ?? ''}: ${p.message}`)).toEqual([
+      'spec.owner: Invalid value: "integer": spec.owner in body must be of type string: "integer"',
+    ]);
   });
 
   it('must be from 1 to 63', () => {

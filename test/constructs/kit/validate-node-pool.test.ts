@@ -79,12 +79,11 @@ describe('NodePool', () => {
     ]);
   });
 
-  it('applies the root rule on metadata.name to the whole object', () => {
+  it('applies the root rule on metadata.name to the whole object, and reports it on metadata.name', () => {
     expect(errorsOf(nodePoolCrd, np({}, { name: 'x'.repeat(54) }))).toEqual([
       {
-        field: '',
-        message:
-          'Invalid value: metadata.name must be at most 53 characters: it names node-pool-<name> and a node-role label',
+        field: 'metadata.name',
+        message: 'Invalid value: must be at most 53 characters: it names node-pool-<name> and a node-role label',
       },
     ]);
     expect(errorsOf(nodePoolCrd, np({}, { name: 'x'.repeat(53) }))).toEqual([]);

@@ -95,8 +95,8 @@ describe('every kind', () => {
     const long = resource(databaseManagerCrd, { deploymentName: 'db' }, { name: 'd'.repeat(64) });
     expect(errorsOf(databaseManagerCrd, long)).toEqual([
       {
-        field: '',
-        message: `Invalid value: metadata.name must be at most 63 characters: it is a label value on every child`,
+        field: 'metadata.name',
+        message: `Invalid value: must be at most 63 characters: it is a label value on every child`,
       },
     ]);
   });
