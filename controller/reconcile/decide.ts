@@ -78,9 +78,13 @@ export function decide(summary: Summary, facts: Facts): Decision {
   const quiet = conflicts.length === 0 && failures.length === 0 && waiting.length === 0;
   // What a user asked for (reconcile now, resume) is said at once, not held back.
   const asked = facts.requested !== undefined || facts.resumed === true;
-  // Children just created come back as watch events within milliseconds, and the reconcile they bring
-  // writes a status worth reading (how the Deployment progresses): one status write saved per resource.
-  if (created.length > 0 && facts.recordsKept && quiet && !asked) return { events, next: 'recheck' };
+  // A new resource's children, just created, come back as watch events within milliseconds, and the
+  // reconcile they bring writes a status worth reading (how the Deployment progresses): one status write
+  // saved per resource. Only while it has no status yet: a status there says what was true before this
+  // reconcile (a wait that just ended, a child that was missing), and is rewritten now, level-based.
+  if (created.length > 0 && facts.fresh && facts.recordsKept && quiet && !asked) {
+    return { events, next: 'recheck' };
+  }
 
   let readiness = facts.readiness();
   if (conflicts.length > 0) {

@@ -57,11 +57,22 @@ describe('decide', () => {
       },
     ],
     [
-      'a child made again for a resource that had a status: one Created event',
+      'a child made again for a resource that had a status: one Created event, and the status of the world now',
       { ...quiet, created: ['Service web'] },
       facts(),
       {
         events: [{ type: 'Normal', reason: 'Created', message: 'Created Service web' }],
+        status: { readiness: READY, mayHold: true },
+        next: 'settled',
+      },
+    ],
+    [
+      'a child created once the sibling it waited for is ready: the status no longer says the wait',
+      { ...quiet, created: ['Deployment web'] },
+      facts({ readiness: () => PROGRESSING }),
+      {
+        events: [{ type: 'Normal', reason: 'Created', message: 'Created Deployment web' }],
+        status: { readiness: PROGRESSING, mayHold: true },
         next: 'recheck',
       },
     ],
