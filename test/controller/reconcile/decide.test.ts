@@ -100,9 +100,19 @@ describe('decide', () => {
       },
     ],
     [
-      'a child waiting for a sibling: a Waiting event, and the kind says how that reads (its readiness)',
+      'a child waiting for a sibling: the kind says how that reads (its readiness); no event for a wait just begun',
       { ...quiet, waiting: ['Deployment web waits for Job web-migrate: not complete'] },
       facts({ readiness: () => ({ ready: false, reason: 'Waiting', message: 'w' }) }),
+      {
+        events: [],
+        status: { readiness: { ready: false, reason: 'Waiting', message: 'w' }, mayHold: false },
+        next: 'recheck',
+      },
+    ],
+    [
+      'a wait that lasts: a Waiting event',
+      { ...quiet, waiting: ['Deployment web waits for Job web-migrate: not complete'] },
+      facts({ readiness: () => ({ ready: false, reason: 'Waiting', message: 'w' }), waitLasts: true }),
       {
         events: [
           {
