@@ -2,10 +2,11 @@
  * The finalizer phase of a reconcile and the sync of a kind with one (KindSync): the finalizer added to a
  * resource that lacks it; a resource being deleted has what its plan says is left to undo done, and is held
  * until the plan is empty (Ready=False in the kind's words beside the kind's own status fields, a Warning
- * event when that changes, a backoff), then released. A resource gone meanwhile (a reconcile from a cache that had not seen the release yet, as
- * the watch events of the objects just patched race the resource's own deletion) is not an error: nothing
- * is left to do. Nor is a patch refused with a conflict (the cache had not seen the object's last change):
- * the reconcile comes back within a second and plans with the fresh object.
+ * event when that changes, a backoff), then released. A resource gone meanwhile (a reconcile from a cache
+ * that had not seen the release yet, as the watch events of the objects just patched race the resource's
+ * own deletion) is not an error: nothing is left to do. Nor is a patch refused with a conflict (the cache
+ * had not seen the object's last change): the reconcile comes back within a second and plans with the
+ * fresh object.
  */
 import {
   SpecError,
