@@ -93,7 +93,7 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
   const label = `${child.kind} ${childName}`;
   const foreign = `${child.kind} ${ns ? `${ns}/` : ''}${childName}`;
   const waiting = (): ChildOutcome | undefined => {
-    const blocker = waitingFor(intent, desired, view, metadata.namespace);
+    const blocker = waitingFor(intent, desired, view, metadata);
     return blocker && { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
   };
   if (isWriteOnly(type)) return waiting() ?? applyWriteOnly(deps, scope, intent, label, foreign);

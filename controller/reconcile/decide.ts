@@ -53,6 +53,11 @@ export interface Facts {
   readonly requested?: string;
   /** The status says the resource is suspended and it is not any more. */
   readonly resumed?: boolean;
+  /**
+   * The children's wait has lasted (waits.ts) and is not said yet: a `Waiting` event. A wait that the next
+   * reconcile ends (a Namespace just created) is no news.
+   */
+  readonly waitLasts?: boolean;
 }
 
 /** The decision for a resource whose children were applied (or tried). */
@@ -64,7 +69,7 @@ export function decide(summary: Summary, facts: Facts): Decision {
   // reconcile, not one per child: fewer writes, same story.
   if (created.length > 0 && !facts.fresh) events.push(normal('Created', `Created ${created.join(', ')}`));
   if (updated.length > 0) events.push(normal('Updated', `Updated ${updated.join(', ')}`));
-  if (waiting.length > 0) events.push(normal('Waiting', waiting.join('; ')));
+  if (waiting.length > 0 && facts.waitLasts) events.push(normal('Waiting', waiting.join('; ')));
   if (pruned.length > 0) events.push(normal('Pruned', `Deleted ${pruned.join(', ')}: no longer wanted`));
   if (retained.length > 0) {
     events.push(
@@ -78,9 +83,13 @@ export function decide(summary: Summary, facts: Facts): Decision {
   const quiet = conflicts.length === 0 && failures.length === 0 && waiting.length === 0;
   // What a user asked for (reconcile now, resume) is said at once, not held back.
   const asked = facts.requested !== undefined || facts.resumed === true;
-  // Children just created come back as watch events within milliseconds, and the reconcile they bring
-  // writes a status worth reading (how the Deployment progresses): one status write saved per resource.
-  if (created.length > 0 && facts.recordsKept && quiet && !asked) return { events, next: 'recheck' };
+  // A new resource's children, just created, come back as watch events within milliseconds, and the
+  // reconcile they bring writes a status worth reading (how the Deployment progresses): one status write
+  // saved per resource. Only while it has no status yet: a status there says what was true before this
+  // reconcile (a wait that just ended, a child that was missing), and is rewritten now, level-based.
+  if (created.length > 0 && facts.fresh && facts.recordsKept && quiet && !asked) {
+    return { events, next: 'recheck' };
+  }
 
   let readiness = facts.readiness();
   if (conflicts.length > 0) {

@@ -1,19 +1,22 @@
 /**
  * The finalizer phase of a reconcile and the sync of a kind with one (KindSync): the finalizer added to a
  * resource that lacks it; a resource being deleted has what its plan says is left to undo done, and is held
- * until the plan is empty (Ready=False in the kind's words, a Warning event when that changes, a backoff),
- * then released. A resource gone meanwhile (a reconcile from a cache that had not seen the release yet, as
- * the watch events of the objects just patched race the resource's own deletion) is not an error: nothing
- * is left to do. Nor is a patch refused with a conflict (the cache had not seen the object's last change):
- * the reconcile comes back within a second and plans with the fresh object.
+ * until the plan is empty (Ready=False in the kind's words beside the kind's own status fields, a Warning
+ * event when that changes, a backoff), then released. A resource gone meanwhile (a reconcile from a cache
+ * that had not seen the release yet, as the watch events of the objects just patched race the resource's
+ * own deletion) is not an error: nothing is left to do. Nor is a patch refused with a conflict (the cache
+ * had not seen the object's last change): the reconcile comes back within a second and plans with the
+ * fresh object.
  */
 import {
+  SpecError,
   isSyncWait,
   type ClusterView,
   type CustomResource,
   type Kind,
   type KindSync,
   type KubeObject,
+  type Manifest,
   type Readiness,
   type SyncPatch,
   type SyncStep,
@@ -62,7 +65,7 @@ export async function finalize(
     const held = await ordered.finalize(definition, resource, synthesis, log);
     if (held) return held;
   }
-  return finalizer.finalize(definition, resource, log);
+  return finalizer.finalize(definition, resource, synthesis, log);
 }
 
 const label = ({ type, obj }: { type: { kind: string }; obj: KubeObject }) =>
@@ -86,7 +89,12 @@ export class Finalizer {
    * A resource being deleted: undone and released, or held. One without its kind's finalizer gets it.
    * Undefined when the reconcile goes on.
    */
-  async finalize(definition: Kind, resource: CustomResource, log: Logger): Promise<PhaseResult> {
+  async finalize(
+    definition: Kind,
+    resource: CustomResource,
+    synthesis: () => readonly Intent[],
+    log: Logger,
+  ): Promise<PhaseResult> {
     const { sync } = definition;
     const { metadata } = resource;
     const { namespace, name } = metadata;
@@ -100,7 +108,7 @@ export class Finalizer {
       if (!(await this.make(definition, steps, true, log))) return { requeueAfterMs: CONFLICT_RETRY_MS };
       return steps.length === 0
         ? this.release(definition, resource, sync, log)
-        : this.hold(definition, resource, steps, log);
+        : this.hold(definition, resource, steps, this.fields(definition, resource, synthesis), log);
     }
     if (sync && !metadata.finalizers?.includes(sync.finalizer)) {
       await this.writer.mergePatch(definition, namespace, name, {
@@ -204,10 +212,31 @@ export class Finalizer {
     return {};
   }
 
+  /**
+   * The status fields of a resource whose deletion is held: the kind's `status()` asked as on any other
+   * reconcile (the resource carries its deletionTimestamp, so the kind can say `Terminating`), with the
+   * children its construct renders, over the fields as they are (the controller's records, such as
+   * `createdChildren`, stay). A spec the construct refuses keeps the fields as they are.
+   */
+  private fields(definition: Kind, resource: CustomResource, synthesis: () => readonly Intent[]): object {
+    let children: Manifest[];
+    try {
+      children = synthesis().map((i) => i.child);
+    } catch (err) {
+      if (err instanceof SpecError) return statusFields(resource);
+      throw err;
+    }
+    return {
+      ...statusFields(resource),
+      ...definition.status({ resource, children, view: this.viewOf(definition) }),
+    };
+  }
+
   private async hold(
     definition: Kind,
     resource: CustomResource,
     steps: readonly SyncStep[],
+    fields: object,
     log: Logger,
   ): Promise<PhaseResult> {
     const key = objectKey(definition, resource.metadata.namespace, resource.metadata.name);
@@ -224,7 +253,7 @@ export class Finalizer {
     const last = this.held.get(key);
     const count = last?.message === readiness.message ? last.count + 1 : 1;
     try {
-      await writeStatus(this.writer, definition, resource, statusFields(resource), readiness, this.now());
+      await writeStatus(this.writer, definition, resource, fields, readiness, this.now());
     } catch (err) {
       if (!isNotFound(err)) throw err;
       this.held.delete(key);

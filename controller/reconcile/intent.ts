@@ -4,6 +4,7 @@
  * which sibling a child still waits for.
  */
 import {
+  ADOPT_ANNOTATION,
   OWNER_UID_ANNOTATION,
   RETAIN_ANNOTATION,
   childReadiness,
@@ -100,22 +101,36 @@ function isCurrent(intent: Intent, live: KubeObject): boolean {
   );
 }
 
+/** A sibling whose name an object holds that is not the resource's: the apply phase reports it (a conflict). */
+const notOurs = (intent: Intent): Readiness => ({
+  ready: false,
+  reason: 'ErrResourceExists',
+  message:
+    `${intent.child.kind} ${intent.child.metadata.name}: exists but is not ours ` +
+    `(to hand it over, annotate it ${ADOPT_ANNOTATION}=true)`,
+});
+
 /**
  * The first sibling the child waits for (its policy's `waitFor`) that is not ready, with why; undefined
- * when it may go ahead. A sibling is ready once the object in the cluster is the one this reconcile wants
- * (applied, and seen back: a Job of the new version, not the old one that completed) and is ready by its
- * kind's rules.
+ * when it may go ahead. A sibling is ready once the object in the cluster is the resource's (`owner`), is
+ * the one this reconcile wants (applied, and seen back: a Job of the new version, not the old one that
+ * completed) and is ready by its kind's rules. An object of another's under the sibling's name is waited
+ * for as such, never taken for the sibling.
  */
 export function waitingFor(
   intent: Intent,
   all: readonly Intent[],
   view: ClusterView,
-  namespace: string | undefined,
+  owner: { readonly namespace?: string; readonly uid?: string },
 ): Readiness | undefined {
   for (const { kind, name } of intent.policy.waitFor) {
     const sibling = all.find((i) => i.child.kind === kind && i.child.metadata.name === name);
     if (!sibling) continue; // synthesize refuses a wait for a child it did not render
-    const live = view.get(sibling.type, namespaceOf(sibling, namespace), name);
+    const namespace = namespaceOf(sibling, owner.namespace);
+    const live = view.get(sibling.type, namespace, name);
+    // The caches hold only objects with our managed-by label: one they lack that exists is another's.
+    if (live ? !ownedBy(live, owner.uid) : view.exists(sibling.type, namespace, name))
+      return notOurs(sibling);
     if (live && !isCurrent(sibling, live)) return notYetUpdated(sibling);
     const readiness = childReadiness(sibling.child, live);
     if (!readiness.ready) return readiness;

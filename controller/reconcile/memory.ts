@@ -1,9 +1,10 @@
 /**
  * What the controller remembers about each resource between reconciles, in one object: the last
  * synthesis, the children created and not seen yet, the write-only children's records and checks, what
- * blocks it, a status write held back, its not-Ready streak, why its stuck child is stuck, its finalizer's state, the drift repairs its
- * children were given; and the namespaces being deleted. Everything else is read from the caches on each
- * reconcile. `forget` drops all of a resource's at once, when it is gone.
+ * blocks it, a status write held back, its not-Ready streak, since when its children wait, why its stuck
+ * child is stuck, its finalizer's state, the drift repairs its children were given; and the namespaces
+ * being deleted. Everything else is read from the caches on each reconcile. `forget` drops all of a
+ * resource's at once, when it is gone.
  */
 import type { ClusterView } from '../../constructs/kit';
 import type { EventSink } from '../kube/events';
@@ -21,6 +22,7 @@ import { ProgressHold } from './status';
 import { Syntheses } from './synthesize';
 import { TerminatingNamespaces } from './terminating';
 import { Troubles } from './troubles';
+import { LastingWaits } from './waits';
 import { WriteOnlyChildren } from './write-only';
 
 export class ResourceMemory {
@@ -31,6 +33,7 @@ export class ResourceMemory {
   readonly blockers = new Blockers();
   readonly progress = new ProgressHold();
   readonly recheck = new NotReadyRecheck();
+  readonly waits: LastingWaits;
   readonly drift: DriftRepair;
   readonly terminating: TerminatingNamespaces;
   readonly troubles: Troubles;
@@ -62,6 +65,7 @@ export class ResourceMemory {
     this.finalizer = new Finalizer((d) => kindReads?.viewOf(d) ?? view, writer, events, now);
     this.drift = new DriftRepair(writer, log);
     this.terminating = new TerminatingNamespaces(now);
+    this.waits = new LastingWaits(now);
   }
 
   /** Forgets everything about the resource of `key`: it is gone. */
@@ -75,6 +79,7 @@ export class ResourceMemory {
     this.blockers.set(key, []);
     this.progress.forget(key);
     this.recheck.forget(key);
+    this.waits.forget(key);
     this.troubles.forget(key);
   }
 
@@ -108,13 +113,15 @@ export class ResourceMemory {
   /**
    * The soonest a resource must be looked at again for what is remembered about it, whatever its reconcile
    * said: a write-only child due to be looked for (its deletion sends no event; not when one is overdue:
-   * that reconcile did not get to it, and its own requeue says when), a sync that met a conflict.
+   * that reconcile did not get to it, and its own requeue says when), a sync that met a conflict, a wait
+   * that will have lasted long enough to be said (waits.ts).
    */
   dueInMs(key: string): number | undefined {
     const due = this.writeOnly.nextCheckInMs(key);
     const soonest = Math.min(
       due !== undefined && due > 0 ? due : Infinity,
       this.finalizer.retryAfterMs(key) ?? Infinity,
+      this.waits.dueInMs(key) ?? Infinity,
     );
     return soonest === Infinity ? undefined : soonest;
   }

@@ -208,8 +208,7 @@ export class Reconciler {
     const created = writeOnly.records(key, resource);
     const changes = () => changesChildren(desired, this.view, namespace);
     const gate = this.rollouts.gate(definition, resource, changes);
-    const held = gate.held;
-    const scope: Scope = { key, definition, resource, desired, created, log, asked, gate, held };
+    const scope: Scope = { key, definition, resource, desired, created, log, asked, gate, held: gate.held };
     const applied = await this.applyPhase(scope);
     if (!('created' in applied)) return applied;
     const { summary, syncWaits } = await this.pruneAndSync(scope, applied);
@@ -316,6 +315,7 @@ export class Reconciler {
       kind: definition.kind,
       fresh: isFresh(resource),
       recordsKept: sameRecords(created, createdChildrenOf(resource)),
+      waitLasts: this.memory.waits.lasts(key, waiting),
       readiness: () =>
         // Held back by a rollout, its children run the older revision: what they are is what is Ready.
         troubles.explain(

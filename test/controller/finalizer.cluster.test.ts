@@ -40,7 +40,7 @@ interface Condition {
 }
 interface Tenant {
   metadata: { deletionTimestamp?: string; finalizers?: string[]; generation: number };
-  status?: { observedGeneration?: number; conditions?: Condition[] };
+  status?: { observedGeneration?: number; phase?: string; conditions?: Condition[] };
 }
 const read = () => getJson<Tenant>(['tenantnamespace', tenant]);
 const ready = () => read().status?.conditions?.find((c) => c.type === 'Ready');
@@ -92,6 +92,10 @@ it('hands out admin in the namespace it makes, holds its deletion while pods run
     kubectl(['auth', 'can-i', 'create', 'deployments', '-n', tenant, '--as', 'alice']).stdout.trim(),
   ).toBe('yes');
   await waitFor(() => ready()?.status === 'True', { what: 'the TenantNamespace Ready' });
+  expect(read().status?.phase).toBe('Active');
+  // The RoleBinding waited for the Namespace until its watch event came, a fraction of a second: no
+  // Waiting event says so (controller/reconcile/waits.ts).
+  expect(events('default', `involvedObject.name=${tenant},reason=Waiting`)).toEqual([]);
 
   applyYaml(
     JSON.stringify({
@@ -116,6 +120,8 @@ it('hands out admin in the namespace it makes, holds its deletion while pods run
   // The second orders the children's deletion once the kind's own work is done (ordered-deletion.ts).
   expect(held.metadata.finalizers).toEqual([TENANT_FINALIZER, ORDERED_DELETION_FINALIZER]);
   expect(held.status?.observedGeneration).toBe(held.metadata.generation);
+  // The kind's status() is asked while its deletion is held.
+  expect(held.status?.phase).toBe('Terminating');
   // Events about cluster-scoped objects are in default.
   const warnings = () => events('default', `involvedObject.name=${tenant},reason=PodsRunning`);
   await waitFor(() => warnings().length > 0, { what: 'the Warning event' });

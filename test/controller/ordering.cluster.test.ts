@@ -13,6 +13,7 @@ import {
   applyYaml,
   createNamespace,
   deleteNamespace,
+  events,
   exists,
   getJson,
   installCrds,
@@ -95,6 +96,10 @@ it('with a Job named after the image: the Deployment keeps its image until the n
     `Deployment hashed waits for Job ${held}: not complete (1 active, 0 succeeded)`,
   );
   await keeps('hashed', 'app:v1', 6_000);
+  // A wait that lasts is said in an event too (controller/reconcile/waits.ts: after 5 s).
+  const waits = () => events(ns, 'involvedObject.name=hashed,reason=Waiting').map((e) => e.message);
+  await waitFor(() => waits().length > 0, { what: 'the Waiting event' });
+  expect(waits()).toContain(`Deployment hashed waits for Job ${held}: not complete (1 active, 0 succeeded)`);
 
   apply('hashed', { image: 'app:v2', replicas: 1, migrate: { naming: 'hashed' } });
   await waitFor(() => image('hashed') === 'app:v2', {

@@ -15,6 +15,7 @@ import {
   type Manifest,
 } from '../../index';
 import { InMemoryCluster } from '../../testing';
+import { WAIT_EVENT_AFTER_MS } from '../../controller/reconcile/waits';
 import { guideSiteKind, type GuideSiteSpec } from './guide-policies';
 
 const NS = 'web';
@@ -107,6 +108,9 @@ describe('the Deployment waits for the check of the pages', () => {
       status: 'False',
       message: `Deployment docs waits for Job ${job}: not complete (1 active, 0 succeeded)`,
     });
+    // A Waiting event once the wait has lasted a few seconds (the controller looks again then).
+    cluster.clock += WAIT_EVENT_AFTER_MS;
+    await reconcile();
     expect(cluster.events).toContainEqual(expect.objectContaining({ reason: 'Waiting' }));
     checkPassed();
     await reconcile();

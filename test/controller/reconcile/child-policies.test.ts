@@ -14,6 +14,7 @@ import {
 } from '../../../constructs/kit';
 import { policyDemoKind, type PolicyDemoSpec } from '../../fixtures/kinds/policy-demo';
 import { InMemoryCluster, type Write } from '../../../testing';
+import { WAIT_EVENT_AFTER_MS } from '../../../controller/reconcile/waits';
 
 const NS = 'demo';
 let cluster: InMemoryCluster;
@@ -218,6 +219,8 @@ describe('wait for', () => {
 
   it('holds a child back while its sibling is not ready, says so, and creates it once it is', async () => {
     setUp({ gate: { schedulable: false } });
+    // One controller throughout: what it remembers says since when the child waits.
+    const reconcile = () => cluster.reconcile(policyDemoKind, NS, 'app');
     await reconcile();
     expect(cluster.any(DEPLOYMENT, NS, 'app-gate')).toBeDefined();
     expect(cluster.any(CONFIG_MAP, NS, 'app-after')).toBeUndefined();
@@ -226,6 +229,10 @@ describe('wait for', () => {
       reason: 'Waiting',
       message: 'ConfigMap app-after waits for Deployment app-gate: 0 of 1 replicas updated',
     });
+    // Said in an event once it has lasted (controller/reconcile/waits.ts).
+    expect(cluster.events.find((e) => e.reason === 'Waiting')).toBeUndefined();
+    cluster.clock += WAIT_EVENT_AFTER_MS;
+    await reconcile();
     expect(cluster.events.find((e) => e.reason === 'Waiting')).toEqual({
       type: 'Normal',
       reason: 'Waiting',

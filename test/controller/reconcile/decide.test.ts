@@ -57,11 +57,22 @@ describe('decide', () => {
       },
     ],
     [
-      'a child made again for a resource that had a status: one Created event',
+      'a child made again for a resource that had a status: one Created event, and the status of the world now',
       { ...quiet, created: ['Service web'] },
       facts(),
       {
         events: [{ type: 'Normal', reason: 'Created', message: 'Created Service web' }],
+        status: { readiness: READY, mayHold: true },
+        next: 'settled',
+      },
+    ],
+    [
+      'a child created once the sibling it waited for is ready: the status no longer says the wait',
+      { ...quiet, created: ['Deployment web'] },
+      facts({ readiness: () => PROGRESSING }),
+      {
+        events: [{ type: 'Normal', reason: 'Created', message: 'Created Deployment web' }],
+        status: { readiness: PROGRESSING, mayHold: true },
         next: 'recheck',
       },
     ],
@@ -89,9 +100,19 @@ describe('decide', () => {
       },
     ],
     [
-      'a child waiting for a sibling: a Waiting event, and the kind says how that reads (its readiness)',
+      'a child waiting for a sibling: the kind says how that reads (its readiness); no event for a wait just begun',
       { ...quiet, waiting: ['Deployment web waits for Job web-migrate: not complete'] },
       facts({ readiness: () => ({ ready: false, reason: 'Waiting', message: 'w' }) }),
+      {
+        events: [],
+        status: { readiness: { ready: false, reason: 'Waiting', message: 'w' }, mayHold: false },
+        next: 'recheck',
+      },
+    ],
+    [
+      'a wait that lasts: a Waiting event',
+      { ...quiet, waiting: ['Deployment web waits for Job web-migrate: not complete'] },
+      facts({ readiness: () => ({ ready: false, reason: 'Waiting', message: 'w' }), waitLasts: true }),
       {
         events: [
           {

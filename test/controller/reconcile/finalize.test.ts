@@ -61,6 +61,7 @@ async function established(): Promise<void> {
   await reconcile(); // the RoleBinding
   await reconcile(); // Ready
   expect(ready()).toMatchObject({ status: 'True' });
+  expect(tenant()?.status).toMatchObject({ phase: 'Active' });
   expect(cluster.any(ROLE_BINDING, TENANT, 'admin')).toBeDefined();
   writes();
   takeEvents();
@@ -78,6 +79,8 @@ describe('a deletion the kind holds (TenantNamespace, pods still running)', () =
     expect(writes()).toEqual([`status TenantNamespace/${TENANT}`]);
     expect(takeEvents()).toEqual([{ type: 'Warning', reason: 'PodsRunning', message }]);
     expect(ready()).toMatchObject({ status: 'False', reason: 'PodsRunning', message });
+    // The kind's status() is asked while the deletion is held: its phase says so.
+    expect(tenant()?.status).toMatchObject({ phase: 'Terminating' });
     // Observed: the deletion's new generation is not a spec change waiting to be reconciled.
     const status = tenant()?.status as { observedGeneration?: number };
     expect(status.observedGeneration).toBe(tenant()?.metadata.generation);

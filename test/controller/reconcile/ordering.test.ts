@@ -174,3 +174,31 @@ describe('Ready right after an update, while the cache still shows the old child
     });
   });
 });
+
+describe('the reconcile that a waited-for child unblocks', () => {
+  it('writes the status of what is true now, not the wait that ended', async () => {
+    cluster = new InMemoryCluster([webAppKind]);
+    cluster.putResource(webAppKind, 'docs', spec('app:v1', { naming: 'fixed' }), NS);
+    await reconcile(); // the Job; the Deployment waits
+    cluster.patch(JOB, NS, 'docs-migrate', { status: { active: 1 } });
+    await reconcile();
+    expect(cluster.ready(webAppKind, NS, 'docs')).toMatchObject({
+      status: 'False',
+      reason: 'Waiting',
+      message: 'Deployment docs waits for Job docs-migrate: not complete (1 active, 0 succeeded)',
+    });
+    cluster.takeWrites();
+
+    complete('docs-migrate');
+    await reconcile();
+    expect(cluster.takeWrites().map((w) => `${w.verb} ${w.kind}/${w.name}`)).toEqual([
+      'apply Deployment/docs',
+      'status WebApp/docs',
+    ]);
+    expect(cluster.ready(webAppKind, NS, 'docs')).toMatchObject({
+      status: 'False',
+      reason: 'Progressing',
+      message: 'Deployment docs: 0 of 2 replicas updated',
+    });
+  });
+});
