@@ -51,7 +51,8 @@ export function kindGrants(kinds: readonly Kind[]): Grant[] {
       if (isWriteOnly(child)) grant(child, child.plural, ['create', 'delete']);
       // list, watch: the caches (ours by label, everyone else's by metadata only: the same verbs).
       // get: one read of a name taken by an object not ours, or before re-creating a child with ignored
-      // fields. create: create-only children (POST). patch: server-side apply, adoption, release of a
+      // fields. create: create-only children (POST), and a server-side apply that makes its object (the
+      // API server authorizes it as a create as well). patch: server-side apply, adoption, release of a
       // retained child. delete: pruning, with a uid precondition. Nothing is ever updated (PUT).
       else grant(child, child.plural, ['get', 'list', 'watch', 'create', 'patch', 'delete']);
     }
