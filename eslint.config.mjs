@@ -78,6 +78,22 @@ export default tseslint.config(
     files: ['controller/reconcile/**/*.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 80 }] },
   },
+  {
+    // Seams are small interfaces: a test's fake implements the one it stands in for, so the compiler checks
+    // what the code under test calls on it. `x as unknown as T` (or `as any as T`) turns that check off.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "TSAsExpression[expression.type='TSAsExpression'][expression.typeAnnotation.type=/^TS(Unknown|Any)Keyword$/]",
+          message:
+            'No `as unknown as T` in tests: implement the interface the code takes (a KubeClient: test/support/answering-client.ts; a Writer or a ClusterView: the InMemoryCluster of testing/, or a recording writer), type the value where it is made (getJson<T>(), a generic helper, JSON.parse(...) as T for what a type cannot say), or narrow with one cast to a subtype (`as Manifest & { spec: ... }`).',
+        },
+      ],
+    },
+  },
   ...LAYERS.map(({ from, forbid, why }) => ({
     files: from,
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: forbid, message: why }] }] },

@@ -101,6 +101,11 @@ export class DocumentSplitter {
     return items;
   }
 
+  /** How many characters of the current segment it holds: at most `maxBytes`, however long the document. */
+  get held(): number {
+    return this.pieces.reduce((length, piece) => length + piece.length, 0);
+  }
+
   /** The last document, at the end of the file. */
   end(): ReadItem[] {
     const items: ReadItem[] = [];

@@ -8,7 +8,7 @@ import { mergePatched } from '../controller/kube/merge-patch';
 import { ApiError } from '../controller/kube/errors';
 import type { Writer } from '../controller/kube/writer';
 import { validateResource, type FieldError } from '../constructs/kit/validate';
-import type { Write } from './in-memory-cluster';
+import type { Write } from './write';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -51,16 +51,9 @@ import {
 } from './api-server';
 import { inChildCache, refuseUnread } from './caches';
 import { liveReads } from './live-reads';
+import type { Write } from './write';
 
 type Json = Record<string, unknown>;
-
-export interface Write {
-  verb: 'apply' | 'create' | 'patch' | 'delete' | 'status';
-  kind: string;
-  name: string;
-  fieldManager?: string;
-  body?: unknown;
-}
 
 /** Objects are stored under the controller's objectKey; a cluster-scoped kind ignores the namespace. */
 const key = (type: ApiKind, namespace: string | undefined, name: string) =>

@@ -2,7 +2,8 @@
  * `cdk8s-reconstruct/testing`: unit tests of a kind's reconcile, against an in-memory cluster with a
  * recording writer. See docs/GUIDE.md ("A reconcile test").
  */
-export { InMemoryCluster, type Write } from './in-memory-cluster';
+export { InMemoryCluster } from './in-memory-cluster';
+export type { Write } from './write';
 export { AdmissionError } from './api-server';
 /** What `InMemoryCluster.reconcile` answers: when the controller would look again. */
 export type { ReconcileResult } from '../controller/reconcile/reconciler';

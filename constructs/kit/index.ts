@@ -49,6 +49,7 @@ export { admitSpec } from './admit';
 export { withDefaults } from './defaults';
 export * from './define-kind';
 export * from './kind';
+export type { KindSchema, ScaleSubresource } from './kind-schema';
 export { KindDefinitionError } from './kind-checks';
 export type { KindPermission } from './permission';
 export * from './child-readiness';

@@ -4,7 +4,8 @@
  * `metadata.name`), and, with several versions, the conversion webhook.
  */
 import { isWriteOnly } from './api-kind';
-import { KIND_CATEGORY, type KindOptions, type KindSchema } from './kind';
+import { KIND_CATEGORY, type KindOptions } from './kind';
+import type { KindSchema } from './kind-schema';
 import { MAX_NAME_LENGTH } from './resource';
 import {
   ageColumn,

@@ -7,42 +7,12 @@ import type { ApiKind } from './api-kind';
 import type { ClusterView, ExtraWatch, Readiness, SyncStep } from './cluster-view';
 import type { KindPermission } from './permission';
 import type { CustomResource, Manifest, ResourceProps } from './resource';
-import type { CustomResourceDefinition, JSONSchemaProps, PrinterColumn, ValidationRule } from './schema';
+import type { CustomResourceDefinition } from './schema';
+import type { KindSchema } from './kind-schema';
 import type { KindVersion, VersionInfo } from './versions';
 
 /** The category every kind's CRD carries: `kubectl get reconstruct` lists the resources of every kind. */
 export const KIND_CATEGORY = 'reconstruct';
-
-/** The CRD schema of a kind, from which its CRD YAML and its spec and status types are generated. */
-export interface KindSchema {
-  /** What a resource of this kind is, for `kubectl explain`. */
-  readonly description: string;
-  /** The schema of `spec`: an object. Defaults live here, once; the construct reads them. */
-  readonly spec: JSONSchemaProps;
-  /** The kind's own status fields; `observedGeneration` and `conditions` are added. */
-  readonly status?: Record<string, JSONSchemaProps>;
-  /** CEL rules on the whole object, for checks that span metadata and spec. */
-  readonly rules?: ValidationRule[];
-  /** Printer columns; `Ready` and `Age` are added at the end unless given. */
-  readonly columns?: PrinterColumn[];
-  /**
-   * The scale subresource, for `kubectl scale` and a HorizontalPodAutoscaler: where the spec says the
-   * replicas wanted, and where the status says those there are and the label selector of their pods
-   * (the kind's `status` writes both).
-   * @default - none
-   */
-  readonly scale?: ScaleSubresource;
-}
-
-/** A CRD's scale subresource: JSON paths into the resource. */
-export interface ScaleSubresource {
-  /** e.g. `.spec.replicas` */
-  readonly specReplicasPath: string;
-  /** e.g. `.status.replicas` */
-  readonly statusReplicasPath: string;
-  /** e.g. `.status.selector`: a label selector in its string form (`app=web,tier=proxy`). */
-  readonly labelSelectorPath?: string;
-}
 
 /** The construct of a kind: a cdk8s construct class that adds a resource's children to `scope`. */
 export type KindConstruct<Spec> = new (scope: Construct, id: string, props: ResourceProps<Spec>) => Construct;

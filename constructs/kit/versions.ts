@@ -3,7 +3,7 @@
  * hub, which the construct is written against), as kubebuilder's hub and spokes. The checks of a versioned
  * definition, and the list of versions as the CRD and the conversion see them.
  */
-import type { KindSchema } from './kind';
+import type { KindSchema } from './kind-schema';
 
 /** An object's `spec` and the kind's own `status` fields, as a conversion sees them. */
 export interface VersionedParts<Spec, Status> {

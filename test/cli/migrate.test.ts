@@ -4,10 +4,9 @@
  * plane (migrate.cluster.test.ts); only the StorageVersionMigration path is tested here against a faked
  * API server, because the local control plane does not serve storagemigration.k8s.io.
  */
-import type { KubeClient } from '../../controller/kube/client';
-import type { KubeRequest } from '../../controller/kube/http';
 import { findCrds, migrateCommand, needsMigration, type LiveCrd } from '../../cli/migrate';
 import { Progress } from '../../cli/migrate/pass';
+import { answeringClient } from '../support/answering-client';
 import { capture } from '../support/capture';
 
 function io() {
@@ -155,32 +154,27 @@ describe('Progress', () => {
 describe('with StorageVersionMigration served', () => {
   /** An API server that serves storagemigration.k8s.io/v1beta1, its migrations ending as `outcome`. */
   function server(outcome: 'Succeeded' | 'Failed', allowed = true) {
-    const requests: KubeRequest[] = [];
     const widgets = crd('g.io', 'Widget', { stored: ['v1alpha1', 'v1'] });
-    const request = (req: KubeRequest): Promise<unknown> => {
-      requests.push(req);
+    return answeringClient((req) => {
       const route = `${req.method} ${req.path}`;
       const migration = { metadata: { name: 'widgets.g.io-abcde' } };
       if (route === 'GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions')
-        return Promise.resolve({ items: [widgets] });
+        return { items: [widgets] };
       if (route === 'POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews')
-        return Promise.resolve({ status: { allowed } });
+        return { status: { allowed } };
       if (route === 'GET /apis/storagemigration.k8s.io')
-        return Promise.resolve({ versions: [{ version: 'v1beta1' }, { version: 'v1alpha1' }] });
-      if (route === 'POST /apis/storagemigration.k8s.io/v1beta1/storageversionmigrations')
-        return Promise.resolve(migration);
+        return { versions: [{ version: 'v1beta1' }, { version: 'v1alpha1' }] };
+      if (route === 'POST /apis/storagemigration.k8s.io/v1beta1/storageversionmigrations') return migration;
       if (route === 'GET /apis/storagemigration.k8s.io/v1beta1/storageversionmigrations/widgets.g.io-abcde') {
         const condition = { type: outcome, status: 'True', message: 'conversion webhook refused' };
-        return Promise.resolve({ ...migration, status: { conditions: [condition] } });
+        return { ...migration, status: { conditions: [condition] } };
       }
       if (route === 'GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.g.io')
-        return Promise.resolve(widgets);
+        return widgets;
       if (route === 'PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.g.io/status')
-        return Promise.resolve(req.body);
-      return Promise.reject(new Error(`unexpected ${route}`));
-    };
-    const client = { request, watch: () => ({}) } as unknown as KubeClient;
-    return { client, requests };
+        return req.body;
+      throw new Error(`unexpected ${route}`);
+    });
   }
 
   it('creates one for the resource, waits for it, then sets storedVersions', async () => {

@@ -286,7 +286,7 @@ describe('reconstruct synth, one document at a time', () => {
     expect(stdout.split('\n').filter((l) => l.startsWith('# Source:'))[0]).toBe(
       `# Source: ${file} Memcached/cache-1`,
     );
-  });
+  }, 30_000); // 200 documents rendered: seconds on a busy machine
 
   it('writes each output before it reads further: at most two documents are read ahead of the output', async () => {
     const written: number[] = [];

@@ -2,11 +2,10 @@
 import { exitStatus, formatTree } from '../../cli/tree/command';
 import { readRings, treeOf, type Tree } from '../../cli/tree/walk';
 import type { CustomResource, KubeObject } from '../../constructs/kit';
-import type { KubeClient } from '../../controller/kube/client';
 import { ApiError } from '../../controller/kube/errors';
-import type { KubeRequest } from '../../controller/kube/http';
 import { recordAnnotations, type RingRecord } from '../../controller/sharding/ring-record';
 import { greetingKind } from '../fixtures/kinds/greeting';
+import { answeringClient } from '../support/answering-client';
 
 describe('formatTree', () => {
   it("shows the kind's revision the children run, and a rollout's condition", () => {
@@ -147,15 +146,12 @@ describe('the member of a sharded controller', () => {
 
   /** An API server holding `leases` (or refusing to list them), and no child of the Greeting yet. */
   function cluster(leases: KubeObject[] | ApiError) {
-    const requests: KubeRequest[] = [];
-    const request = (req: KubeRequest): Promise<unknown> => {
-      requests.push(req);
-      if (req.path === LEASES)
-        return leases instanceof ApiError ? Promise.reject(leases) : Promise.resolve({ items: leases });
-      if (req.query?.labelSelector) return Promise.resolve({ items: [] });
-      return Promise.reject(new ApiError(404, 'not found'));
-    };
-    return { client: { request, watch: () => ({}) } as unknown as KubeClient, requests };
+    return answeringClient((req) => {
+      if (req.path === LEASES && leases instanceof ApiError) throw leases;
+      if (req.path === LEASES) return { items: leases };
+      if (req.query?.labelSelector) return { items: [] };
+      throw new ApiError(404, 'not found');
+    });
   }
 
   const greeting = (uid: string, labels?: Record<string, string>): CustomResource => ({

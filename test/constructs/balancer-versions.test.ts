@@ -2,7 +2,7 @@
  * Balancer's two versions (SPEC.md, "v1beta1"): v1beta1 stored, with `spec.replicas` behind a scale
  * subresource that works; v1alpha1 served and deprecated, converting losslessly both ways.
  */
-import { balancerKind, type CustomResource } from '../../index';
+import { balancerKind, type CustomResource, type Manifest } from '../../index';
 import { synthesize } from '../../constructs/kit/synthesize';
 import { checkConversions } from '../../testing';
 
@@ -50,7 +50,7 @@ describe('Balancer v1beta1 and v1alpha1', () => {
   it('makes as many proxy pods as spec.replicas says', () => {
     const deployment = synthesize(balancerKind, balancer(BETA, { ...spec, replicas: 3 })).find(
       (c) => c.kind === 'Deployment',
-    ) as unknown as { spec: { replicas: number } };
+    ) as Manifest & { spec: { replicas: number } };
     expect(deployment.spec.replicas).toBe(3);
   });
 

@@ -77,8 +77,8 @@ describe('NodePool (seed 001)', () => {
     });
     await waitFor(
       () =>
-        !(get(['runtimeclass', `node-pool-${pool}`]) as unknown as { scheduling: { tolerations?: object[] } })
-          .scheduling.tolerations,
+        !getJson<{ scheduling: { tolerations?: object[] } }>(['runtimeclass', `node-pool-${pool}`]).scheduling
+          .tolerations,
       {
         what: 'the RuntimeClass to drop the toleration',
       },

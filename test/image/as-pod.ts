@@ -63,9 +63,9 @@ interface Container {
   };
 }
 
-interface Deployment {
+interface Deployment extends YamlDocument {
   kind: 'Deployment';
-  metadata: { namespace: string };
+  metadata: { name: string; namespace: string };
   spec: {
     template: {
       spec: {
@@ -78,19 +78,24 @@ interface Deployment {
   };
 }
 
-/** The documents of a multi-document YAML stream, empty ones left out. */
-export function documents(yaml: string): { kind: string; metadata: { name: string } }[] {
+interface YamlDocument {
+  kind: string;
+  metadata: { name: string };
+}
+
+/** The documents of a multi-document YAML stream, empty ones left out, as the caller knows them to be. */
+export function documents<T extends YamlDocument = YamlDocument>(yaml: string): T[] {
   return yaml
     .split(/^---$/m)
-    .map((doc) => parse(doc) as { kind: string; metadata: { name: string } } | null)
-    .filter((doc): doc is { kind: string; metadata: { name: string } } => !!doc);
+    .map((doc) => parse(doc) as T | null)
+    .filter((doc): doc is T => !!doc);
 }
 
 /** The pod the install's (only) Deployment would make. */
 export function podOfInstall(installYaml: string): PodSpecOfInstall {
-  const deployments = documents(installYaml).filter(
-    (d) => d.kind === 'Deployment',
-  ) as unknown as Deployment[];
+  const deployments = documents<YamlDocument | Deployment>(installYaml).filter(
+    (d): d is Deployment => d.kind === 'Deployment',
+  );
   if (deployments.length !== 1)
     throw new Error(`expected one Deployment in the install, found ${deployments.length}`);
   const [deployment] = deployments;

@@ -86,7 +86,7 @@ beforeAll(async () => {
   ns = createNamespace('image');
   const files = readdirSync(join(PROJECT, 'samples')).filter((f) => f.endsWith('.yaml'));
   samplesYaml = files.map((f) => readFileSync(join(PROJECT, 'samples', f), 'utf8')).join('\n---\n');
-  samples = documents(samplesYaml) as unknown as Sample[];
+  samples = documents<Sample>(samplesYaml);
   // A Prometheus of the user's: a ServiceAccount bound to the install's metrics-reader role.
   const readerRole = documents(installYaml).find(
     (d) => d.kind === 'ClusterRole' && d.metadata.name.endsWith('-metrics-reader'),

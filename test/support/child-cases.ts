@@ -137,11 +137,11 @@ export function validChild(random: Random, kind: ApiKind, name: string, ns: stri
 
 /** Every place in `value` below its root's `metadata`, with its schema: where a mutation may go. */
 function places(
-  value: Json,
+  value: unknown,
   s: JSONSchemaProps,
   path: (string | number)[] = [],
-): [(string | number)[], Json, JSONSchemaProps][] {
-  const here: [(string | number)[], Json, JSONSchemaProps][] = path.length > 0 ? [[path, value, s]] : [];
+): [(string | number)[], unknown, JSONSchemaProps][] {
+  const here: [(string | number)[], unknown, JSONSchemaProps][] = path.length > 0 ? [[path, value, s]] : [];
   if (Array.isArray(value) && s.items) {
     const items = s.items;
     return [...here, ...value.flatMap((v, i) => places(v, items, [...path, i]))];
@@ -159,7 +159,7 @@ function places(
   ];
 }
 
-function setAt(root: Json, path: (string | number)[], value: Json | undefined): void {
+function setAt(root: object, path: (string | number)[], value: Json | undefined): void {
   let node = root as Record<string | number, Json>;
   for (const part of path.slice(0, -1)) node = node[part] as Record<string | number, Json>;
   const last = path[path.length - 1];
@@ -191,8 +191,8 @@ export type Mutation = (random: Random, child: Manifest) => string | undefined;
 
 /** Mutations by the child's schema, at a random place; undefined when the child has no place for it. */
 export function schemaMutations(schema: JSONSchemaProps): Mutation[] {
-  const at = (child: Manifest, want: (value: Json, s: JSONSchemaProps) => boolean, random: Random) => {
-    const found = places(child as unknown as Json, schema).filter(([, v, s]) => want(v, s));
+  const at = (child: Manifest, want: (value: unknown, s: JSONSchemaProps) => boolean, random: Random) => {
+    const found = places(child, schema).filter(([, v, s]) => want(v, s));
     return found.length === 0 ? undefined : pick(random, found);
   };
   const where = (path: (string | number)[]) => path.join('.');
@@ -205,7 +205,7 @@ export function schemaMutations(schema: JSONSchemaProps): Mutation[] {
       );
       if (!place) return undefined;
       const value = wrongType(random, place[2]);
-      setAt(child as unknown as Json, place[0], value);
+      setAt(child, place[0], value);
       return `wrong type at ${where(place[0])}: ${JSON.stringify(value)}`;
     },
     (random, child) => {
@@ -215,13 +215,13 @@ export function schemaMutations(schema: JSONSchemaProps): Mutation[] {
         random,
         (place[2].required ?? []).filter((r) => r in (place[1] as JsonObject)),
       );
-      setAt(child as unknown as Json, [...place[0], field], undefined);
+      setAt(child, [...place[0], field], undefined);
       return `required ${where([...place[0], field])} removed`;
     },
     (random, child) => {
       const place = at(child, (v, s) => typeof v === 'string' && (s.enum?.length ?? 0) > 0, random);
       if (!place) return undefined;
-      setAt(child as unknown as Json, place[0], 'Bogus');
+      setAt(child, place[0], 'Bogus');
       return `${where(place[0])} outside its enum`;
     },
     (random, child) => {
@@ -231,13 +231,13 @@ export function schemaMutations(schema: JSONSchemaProps): Mutation[] {
         random,
       );
       if (!place) return undefined;
-      setAt(child as unknown as Json, [...place[0], 'bogusField'], 1);
+      setAt(child, [...place[0], 'bogusField'], 1);
       return `unknown field ${where([...place[0], 'bogusField'])}`;
     },
     (random, child) => {
       const place = at(child, (v, s) => typeof v === 'number' && s.format === 'int32', random);
       if (!place) return undefined;
-      setAt(child as unknown as Json, place[0], 3_000_000_000);
+      setAt(child, place[0], 3_000_000_000);
       return `${where(place[0])} over int32`;
     },
     (random, child) => {
@@ -253,7 +253,7 @@ export function schemaMutations(schema: JSONSchemaProps): Mutation[] {
         random,
         (place[2].required ?? []).filter((r) => typeof object[r] === 'string' || Array.isArray(object[r])),
       );
-      setAt(child as unknown as Json, [...place[0], field], typeof object[field] === 'string' ? '' : []);
+      setAt(child, [...place[0], field], typeof object[field] === 'string' ? '' : []);
       return `required ${where([...place[0], field])} empty`;
     },
   ];

@@ -82,9 +82,11 @@ export function withString<T>(
   value: string,
   schema?: JSONSchemaProps,
 ): CustomResource<T> {
-  const copy = structuredClone(resource) as unknown as { spec: Json };
-  copy.spec ??= {};
-  let node: Json = copy.spec;
+  const copy = structuredClone(resource);
+  // Walked by path, below its generated type: the spec as the JSON it is, made when missing.
+  const spec = (copy.spec ?? {}) as Json;
+  copy.spec = spec as T;
+  let node: Json = spec;
   let nodeSchema = schema;
   const { path } = field;
   for (let i = 0; i < path.length - 1; i++) {
@@ -106,5 +108,5 @@ export function withString<T>(
   } else {
     node[last] = value;
   }
-  return copy as unknown as CustomResource<T>;
+  return copy;
 }

@@ -6,6 +6,7 @@ import {
   memcachedKind,
   synthesize,
   type JSONSchemaProps,
+  type Manifest,
   type MemcachedSpec,
 } from '../../../constructs';
 import { specError } from '../manifests';
@@ -93,7 +94,7 @@ describe('a construct built directly in a cdk8s app', () => {
     expect(specError(() => synthesize(memcachedKind, resource)).field).toBe('spec.size');
     const deployment = synthesize(memcachedKind, resource, { admitted: true }).find(
       (c) => c.kind === 'Deployment',
-    ) as unknown as { spec: { replicas: number } };
+    ) as Manifest & { spec: { replicas: number } };
     expect(deployment.spec.replicas).toBe(-2);
   });
 });

@@ -26,14 +26,14 @@ async function main() {
     calls.push(`${verb}:${code}`);
     if (!(seconds >= 0)) throw new Error(`bad seconds ${seconds}`);
   };
-  /** One request, or one call of the code under test that makes requests (the Writer's). */
-  const step = async (
+  /** One request, or one call of the code under test that makes requests (the Writer's); `T` is the body answered. */
+  const step = async <T = ConfigMap>(
     name: string,
     req: KubeRequest | (() => Promise<unknown>),
-    extract: (body: ConfigMap) => unknown = () => undefined,
+    extract: (body: T) => unknown = () => undefined,
   ) => {
     try {
-      const body = (typeof req === 'function' ? await req() : await client.request(req)) as ConfigMap;
+      const body = (typeof req === 'function' ? await req() : await client.request(req)) as T;
       print({ t: 'step', step: name, ok: true, value: extract(body) });
       return body;
     } catch (err) {
@@ -106,8 +106,8 @@ async function main() {
   // Gone at once: a controller other tests run cluster-wide must not find it when the namespace goes.
   await step('delete-resource', { method: 'DELETE', path: resourcePath(memcachedKind, namespace, 'x') });
   await step('create-invalid', { method: 'POST', path: collection, body: body('Not_Valid', {}) });
-  await step('list', { method: 'GET', path: collection, query: { limit: 1 } }, (b) =>
-    (b as unknown as { items: ConfigMap[] }).items.map((i) => i.metadata.name),
+  await step<{ items: ConfigMap[] }>('list', { method: 'GET', path: collection, query: { limit: 1 } }, (b) =>
+    b.items.map((i) => i.metadata.name),
   );
 
   const events: string[] = [];

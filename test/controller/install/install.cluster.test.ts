@@ -137,7 +137,7 @@ describe('reconstruct install', () => {
     // kubectl apply accepted it, and the Deployment's pods run (on kwok's fake nodes).
     expect(exists(['deployment', SA, '-n', system])).toBe(true);
     // Its metrics behind a Service whose selector finds the controller's pods.
-    const service = docs.find((d) => d.kind === 'Service') as unknown as {
+    const service = docs.find((d) => d.kind === 'Service') as InstallDoc & {
       spec: { selector: Record<string, string>; ports: { port: number; targetPort: string }[] };
     };
     expect(service.spec.selector).toEqual(deployment.spec.template.metadata.labels);

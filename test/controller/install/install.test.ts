@@ -156,7 +156,7 @@ describe('the RBAC of the install', () => {
       'reconstruct-system',
     ]);
     // So its metrics stay plain HTTP behind the NetworkPolicy: checking a token needs ClusterRoles.
-    const deployment = docs.find((d) => d.kind === 'Deployment') as unknown as {
+    const deployment = docs.find((d) => d.kind === 'Deployment') as Doc & {
       spec: { template: { spec: { containers: { args: string[] }[] } } };
     };
     expect(deployment.spec.template.spec.containers[0].args).toContain('--metrics-secure=false');
@@ -322,7 +322,7 @@ describe('the install with the conversion webhook certificate from cert-manager'
       ],
       issuerRef: { kind: 'Issuer', name: 'reconstruct-controller-webhook-selfsigned' },
     });
-    const crd = named('CustomResourceDefinition', 'balancers.exposer.hliangzhao.io') as unknown as {
+    const crd = named('CustomResourceDefinition', 'balancers.exposer.hliangzhao.io') as Doc & {
       metadata: { annotations?: Record<string, string> };
     };
     expect(crd.metadata.annotations).toEqual({

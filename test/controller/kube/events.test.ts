@@ -7,7 +7,10 @@ const unexpectedPatch = () => Promise.reject(new Error('a patch where only creat
 
 /** A Writer whose creates wait until the test releases them, so what is in flight can be observed. */
 function pausedWriter() {
-  const calls: { namespace?: string; body: { reason: string; involvedObject: { name: string } } }[] = [];
+  const calls: {
+    namespace?: string;
+    body: { metadata: { name: string }; reason: string; involvedObject: { name: string } };
+  }[] = [];
   const waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -148,7 +151,7 @@ describe('EventRecorder', () => {
     events.emit(resource('a', 'demo'), 'Normal', 'Updated', 'y');
     await w.settle();
     await w.settle();
-    const names = w.calls.map((c) => (c.body as unknown as { metadata: { name: string } }).metadata.name);
+    const names = w.calls.map((c) => c.body.metadata.name);
     expect(new Set(names).size).toBe(2);
   });
 

@@ -3,13 +3,13 @@
  * the API server does: a resource whose children wait for each other carries a finalizer; once deleted,
  * the children that wait go first, the ones they waited for after them, then the finalizer is released.
  */
-import { DEPLOYMENT, JOB, SERVICE } from '../../../constructs/kit';
+import { DEPLOYMENT, JOB, SERVICE, WAIT_FOR_ANNOTATION, type ApiKind } from '../../../constructs/kit';
 import {
   ORDERED_DELETION_FINALIZER,
   ORDERED_RECHECK_MS,
   nextToDelete,
 } from '../../../controller/reconcile/ordered-deletion';
-import type { Intent } from '../../../controller/reconcile/intent';
+import { intentOf, type Intent } from '../../../controller/reconcile/intent';
 import { InMemoryCluster, type Write } from '../../../testing';
 import { webAppKind, type WebAppSpec } from '../../fixtures/kinds/web-app';
 
@@ -85,11 +85,16 @@ describe('a resource whose children wait for each other', () => {
 });
 
 describe('nextToDelete', () => {
-  const intent = (kind: string, name: string, waitFor: { kind: string; name: string }[] = []) =>
-    ({ child: { kind, metadata: { name } }, policy: { waitFor } }) as unknown as Intent;
-  const a = intent('Deployment', 'a', [{ kind: 'Job', name: 'b' }]);
-  const b = intent('Job', 'b', [{ kind: 'ConfigMap', name: 'c' }]);
-  const c = intent('ConfigMap', 'c');
+  /** A WebApp's child as the controller reads it, waiting for the `Kind/name` siblings of `waitFor`. */
+  const intent = ({ apiVersion, kind }: ApiKind, name: string, waitFor: string[] = []) =>
+    intentOf(webAppKind, {
+      apiVersion,
+      kind,
+      metadata: { name, annotations: waitFor.length > 0 ? { [WAIT_FOR_ANNOTATION]: waitFor.join(',') } : {} },
+    });
+  const a = intent(DEPLOYMENT, 'a', ['Job/b']);
+  const b = intent(JOB, 'b', ['Service/c']);
+  const c = intent(SERVICE, 'c');
 
   it('takes a chain from its end: what no remaining child waits for', () => {
     const names = (list: Intent[]) => list.map((i) => i.child.metadata.name);

@@ -3,23 +3,20 @@
  * applied the probe's shardSelector (metadata.shardInfo), the leader's labels otherwise; `on` against a
  * server that does not serve it is one clear error; an unanswered probe is retried, not taken for a no.
  */
-import type { KubeClient } from '../../../controller/kube/client';
 import { createLogger } from '../../../controller/log';
 import { chooseReadPath, SettingsError } from '../../../controller/sharding/read-path';
+import { answeringClient } from '../../support/answering-client';
 
 /** A client whose list of Leases answers with each of `answers` in turn (an Error is thrown). */
 function probed(...answers: (boolean | Error)[]) {
-  const queries: Record<string, unknown>[] = [];
-  const request = (req: { path: string; query?: Record<string, unknown> }) => {
-    queries.push({ path: req.path, ...req.query });
+  return answeringClient((req) => {
     const answer = answers.length > 1 ? answers.shift()! : answers[0];
-    if (answer instanceof Error) return Promise.reject(answer);
-    return Promise.resolve({
+    if (answer instanceof Error) throw answer;
+    return {
       metadata: answer ? { shardInfo: { selector: String(req.query?.shardSelector) } } : {},
       items: [],
-    });
-  };
-  return { client: { request } as unknown as KubeClient, queries };
+    };
+  });
 }
 
 const lines: string[] = [];
@@ -27,11 +24,11 @@ const log = createLogger({ level: 'debug', format: 'json', write: (l) => lines.p
 const settings = (shardedWatch?: 'auto' | 'on' | 'off') => ({ shardedWatch, leaseNamespace: 'ops' });
 
 it('takes the ranges path by default where the API server serves sharded watches', async () => {
-  const { client, queries } = probed(true);
+  const { client, requests } = probed(true);
   expect(await chooseReadPath(client, settings(), log)).toBe('ranges');
-  expect(queries).toHaveLength(1);
-  expect(queries[0].path).toBe('/apis/coordination.k8s.io/v1/namespaces/ops/leases');
-  expect(queries[0].shardSelector).toMatch(/^shardRange\(object\.metadata\.uid, '0x0+', '0x8/);
+  expect(requests).toHaveLength(1);
+  expect(requests[0].path).toBe('/apis/coordination.k8s.io/v1/namespaces/ops/leases');
+  expect(requests[0].query?.shardSelector).toMatch(/^shardRange\(object\.metadata\.uid, '0x0+', '0x8/);
 });
 
 it('takes the labels path by default where it does not', async () => {
@@ -40,9 +37,9 @@ it('takes the labels path by default where it does not', async () => {
 });
 
 it('takes the labels path without asking when told off', async () => {
-  const { client, queries } = probed(true);
+  const { client, requests } = probed(true);
   expect(await chooseReadPath(client, settings('off'), log)).toBe('labels');
-  expect(queries).toHaveLength(0);
+  expect(requests).toHaveLength(0);
 });
 
 it('refuses --sharded-watch on in one line where the API server does not serve it', async () => {
@@ -53,8 +50,8 @@ it('refuses --sharded-watch on in one line where the API server does not serve i
 
 it('asks again when the probe fails, rather than taking it for a no', async () => {
   lines.length = 0;
-  const { client, queries } = probed(new Error('connect ECONNREFUSED'), true);
+  const { client, requests } = probed(new Error('connect ECONNREFUSED'), true);
   expect(await chooseReadPath(client, settings(), log)).toBe('ranges');
-  expect(queries).toHaveLength(2);
+  expect(requests).toHaveLength(2);
   expect(lines.some((l) => l.includes('retrying') && l.includes('ECONNREFUSED'))).toBe(true);
 });
