@@ -83,7 +83,8 @@ describe('NodePool', () => {
     expect(errorsOf(nodePoolCrd, np({}, { name: 'x'.repeat(54) }))).toEqual([
       {
         field: 'metadata.name',
-        message: 'Invalid value: must be at most 53 characters: it names node-pool-<name> and a node-role label',
+        message:
+          'Invalid value: must be at most 53 characters: it names node-pool-<name> and a node-role label',
       },
     ]);
     expect(errorsOf(nodePoolCrd, np({}, { name: 'x'.repeat(53) }))).toEqual([]);
