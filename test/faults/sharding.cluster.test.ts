@@ -11,7 +11,7 @@ import { HashRing } from '../../controller/sharding/ring';
 import { counter, type RunningController, startController } from '../support/controller';
 import { controllerKubeconfig } from '../support/controller-role';
 import {
-  applyYaml,
+  applyList,
   createNamespace,
   deleteNamespace,
   getJson,
@@ -59,17 +59,13 @@ describe.each(['on', 'off'] as const)('sharded watch %s', (shardedWatch) => {
 
   function resize(which: Where[], size: (w: Where) => number): void {
     for (const w of which) sizes.set(`${w.namespace}/${w.name}`, size(w));
-    applyYaml(
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: which.map((w) => ({
-          apiVersion: 'cache.example.com/v1alpha1',
-          kind: 'Memcached',
-          metadata: { ...w, labels: { 'reconstruct.test/ring': ring } },
-          spec: { size: sizes.get(`${w.namespace}/${w.name}`) },
-        })),
-      }),
+    applyList(
+      which.map((w) => ({
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'Memcached',
+        metadata: { ...w, labels: { 'reconstruct.test/ring': ring } },
+        spec: { size: sizes.get(`${w.namespace}/${w.name}`) },
+      })),
     );
   }
 
@@ -113,10 +109,15 @@ describe.each(['on', 'off'] as const)('sharded watch %s', (shardedWatch) => {
     member.stoppedAt = stoppedAt;
     live.splice(live.indexOf(member), 1);
   };
-  /** When a member stopped on SIGTERM released its Lease: its reconciles had finished. */
+  /**
+   * When a member stopped on SIGTERM handed its share over: it released its Lease (its reconciles had
+   * finished), or lost it while it stopped (taken over by the ring's leader: it stopped working then).
+   */
   const released = (member: { c: RunningController; name: string }): number => {
     const line = member.c.logs.find(
-      (l) => l.includes('"released the lease"') && l.includes(`"${member.name}"`),
+      (l) =>
+        (l.includes('"released the lease"') || l.includes('"lost the lease"')) &&
+        l.includes(`"identity":"${member.name}"`),
     );
     if (!line) throw new Error(`${member.name} stopped on SIGTERM without releasing its Lease`);
     return Date.parse((JSON.parse(line) as { time: string }).time);

@@ -16,7 +16,7 @@ import type { RunningController } from '../../support/controller';
 import { writesOf } from '../../faults/writers';
 import { memberOf, startMember } from './member-process';
 import {
-  applyYaml,
+  applyList,
   createNamespace,
   deleteNamespace,
   getJson,
@@ -120,17 +120,13 @@ const every = (): Where[] =>
 
 /** Sets spec.size of these Memcached (creating them). */
 function resize(which: Where[], size: number): void {
-  applyYaml(
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'List',
-      items: which.map(({ namespace, name }) => ({
-        apiVersion: 'cache.example.com/v1alpha1',
-        kind: 'Memcached',
-        metadata: { name, namespace, labels: { 'reconstruct.test/ring': ring } },
-        spec: { size },
-      })),
-    }),
+  applyList(
+    which.map(({ namespace, name }) => ({
+      apiVersion: 'cache.example.com/v1alpha1',
+      kind: 'Memcached',
+      metadata: { name, namespace, labels: { 'reconstruct.test/ring': ring } },
+      spec: { size },
+    })),
   );
 }
 

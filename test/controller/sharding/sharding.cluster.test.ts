@@ -11,7 +11,7 @@ import { HashRing } from '../../../controller/sharding/ring';
 import type { RunningController } from '../../support/controller';
 import { memberOf, startMember } from './member-process';
 import {
-  applyYaml,
+  applyList,
   createNamespace,
   deleteNamespace,
   getJson,
@@ -121,7 +121,7 @@ beforeAll(async () => {
       spec: { size: 1 },
     })),
   );
-  applyYaml(JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  applyList(items);
 });
 afterAll(async () => {
   for (const m of members) await m.stop('SIGKILL');
