@@ -264,6 +264,7 @@ export async function runController(
           name: sharding.member,
           identity: sharding.member,
           labels: { [RING_LABEL]: sharding.ring },
+          sharedMetadata: true,
         },
         log,
       )
