@@ -28,8 +28,11 @@ export interface KubeClient {
   request<T = unknown>(req: KubeRequest): Promise<T>;
   /** Streams a watch: yields each parsed watch event ({type, object}) as it arrives; ends when the server closes; throws on abort/errors. */
   watch(req: KubeRequest): AsyncIterable<WatchEvent>;
-  /** Called after every request with its verb (derived from method + whether it is a list/watch), HTTP status code, seconds and the request. */
-  onRequest?: (verb: Verb, code: number, seconds: number, req: KubeRequest) => void;
+  /**
+   * Called after every request with its verb (derived from method + whether it is a list/watch), HTTP status
+   * code, seconds, the request, and the error it failed with (an ApiError), if it did.
+   */
+  onRequest?: (verb: Verb, code: number, seconds: number, req: KubeRequest, error?: unknown) => void;
   /** The API server's host:port, when known (for metrics labels). */
   readonly host?: string;
   /**

@@ -66,8 +66,8 @@ interface Agents {
 
 /** Requests to one API server, over two keep-alive pools made with the transport's TLS material. */
 export class HttpClient {
-  /** Called after every request with its verb, HTTP status code, seconds and the request: see KubeClient.onRequest. */
-  onRequest?: (verb: Verb, code: number, seconds: number, req: KubeRequest) => void;
+  /** Called after every request with its verb, HTTP status code, seconds, the request and how it failed: see KubeClient.onRequest. */
+  onRequest?: (verb: Verb, code: number, seconds: number, req: KubeRequest, error?: unknown) => void;
   readonly host: string;
   private readonly base: URL;
   private readonly isHttps: boolean;
@@ -115,6 +115,7 @@ export class HttpClient {
     const started = process.hrtime.bigint();
     let code = 0;
     let exchange: Exchange | undefined;
+    let failure: unknown;
     try {
       exchange = await this.open(req, false, refresh);
       const res = exchange.res;
@@ -134,10 +135,11 @@ export class HttpClient {
         });
       }
     } catch (err) {
-      throw exchange?.failure() ?? networkError(req, err);
+      failure = exchange?.failure() ?? networkError(req, err);
+      throw failure;
     } finally {
       exchange?.cancel();
-      this.onRequest?.(verb, code, seconds(started), req);
+      this.onRequest?.(verb, code, seconds(started), req, failure);
     }
   }
 

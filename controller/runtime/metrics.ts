@@ -9,6 +9,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Verb } from '../kube/http';
 import type { KubeClient } from '../kube/client';
+import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from '../kube/errors';
 import type { Logger } from '../log';
 import type { QueueObserver, WorkQueue } from './queue';
 import { connectionGauges, queueGauges, rolloutGauges, type RolloutCounts } from './scraped-gauges';
@@ -343,10 +344,13 @@ export class Metrics {
 
 /**
  * Counts every request of `client` in `metrics`, and logs each write at debug level: what a reader of the log
- * (the sharding fault tests: never two writers at once) needs to know who wrote what, when.
+ * (the sharding fault tests: never two writers at once) needs to know who wrote what, when. A write refused
+ * says why, in the same line as it is counted: `reason` tells a namespace being deleted or an owner kind not
+ * yet discovered (the API server's 403s that are not RBAC's) from a refusal by RBAC, which the cluster tests
+ * fail on.
  */
 export function observeRequests(client: KubeClient, metrics: Metrics, log: Logger): void {
-  client.onRequest = (verb, code, seconds, { path, query }) => {
+  client.onRequest = (verb, code, seconds, { path, query }, error) => {
     metrics.apiRequest(verb, code, seconds);
     if (WRITE_VERBS.has(verb))
       log.debug('api write', {
@@ -355,6 +359,14 @@ export function observeRequests(client: KubeClient, metrics: Metrics, log: Logge
         code,
         fieldManager: query?.fieldManager,
         ms: Math.round(seconds * 1000),
+        ...(error instanceof ApiError ? { reason: refusalReason(error), error: error.message } : {}),
       });
   };
+}
+
+/** Why a request failed: the Status reason, or what a 403 that is not RBAC's is. */
+function refusalReason(err: ApiError): string | undefined {
+  if (isNamespaceTerminating(err)) return 'NamespaceTerminating';
+  if (isOwnerKindUndiscovered(err)) return 'OwnerKindUndiscovered';
+  return err.reason;
 }

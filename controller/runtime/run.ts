@@ -15,6 +15,7 @@ import { SettingsError, chooseReadPath, shareCheck } from '../sharding/read-path
 import { loadClient, type KubeClient } from '../kube/client';
 import { createLogger, type Logger } from '../log';
 import { Manager } from './manager';
+import { Stopping, withTimeout } from './stopping';
 import { Metrics, observeRequests } from './metrics';
 import { MetricsAuthorizer } from './metrics-auth';
 import { HealthServer, hostOf, isLoopback } from './server';
@@ -119,12 +120,6 @@ export const DEFAULT_SETTINGS: ControllerSettings = {
 export function defaultLeaseName(selector?: string): string {
   if (!selector) return DEFAULT_SETTINGS.leaseName;
   return `${DEFAULT_SETTINGS.leaseName}-${createHash('sha256').update(selector.trim()).digest('hex').slice(0, 10)}`;
-}
-
-function withTimeout(promise: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
-  return Promise.race([promise.then(() => 'done' as const), timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -269,6 +264,7 @@ export async function runController(
           name: sharding.member,
           identity: sharding.member,
           labels: { [RING_LABEL]: sharding.ring },
+          sharedMetadata: true,
         },
         log,
       )
@@ -282,64 +278,65 @@ export async function runController(
     working ??= manager.run();
   };
 
-  let lostLease = false;
-  const stopped = new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-    if (signal?.aborted) resolve('aborted');
-    signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
-    if (membership && sharding) {
-      void membership.run({
-        onStartedLeading: () => {
-          log.info('joined the ring', sharding);
-          shardMember?.start();
-          startWorking();
-        },
-        onStoppedLeading: () => {
-          lostLease = true;
-          resolve('lost its member Lease');
-        },
-      });
-    }
-    if (elector) {
-      void elector.run({
-        onStartedLeading: () => {
-          log.info('became leader', { lease: `${settings.leaseNamespace}/${settings.leaseName}`, identity });
-          metrics.leading(settings.leaseName, true);
-          if (!sharding) return startWorking();
-          sharder = new Sharder({
-            client,
-            kinds: registry.kinds,
-            ring: sharding.ring,
-            leaseNamespace: settings.leaseNamespace,
-            identity,
-            namespaces: settings.namespaces,
-            readPath,
-            metrics: sharderMetrics(metrics.registry, sharding.ring),
-            log: log.child({ ring: sharding.ring }),
-          });
-          sharder.start();
-        },
-        onStoppedLeading: () => {
-          metrics.leading(settings.leaseName, false);
-          lostLease = true;
-          resolve('lost the lease');
-        },
-      });
-    } else {
-      startWorking();
-    }
-  });
+  const stopping = new Stopping();
+  process.once('SIGTERM', () => stopping.request('SIGTERM'));
+  process.once('SIGINT', () => stopping.request('SIGINT'));
+  if (signal?.aborted) stopping.request('aborted');
+  signal?.addEventListener('abort', () => stopping.request('aborted'), { once: true });
+  if (membership && sharding) {
+    void membership.run({
+      onStartedLeading: () => {
+        log.info('joined the ring', sharding);
+        shardMember?.start();
+        startWorking();
+      },
+      onStoppedLeading: () => stopping.loseLease('lost its member Lease'),
+    });
+  }
+  if (elector) {
+    void elector.run({
+      onStartedLeading: () => {
+        log.info('became leader', { lease: `${settings.leaseNamespace}/${settings.leaseName}`, identity });
+        metrics.leading(settings.leaseName, true);
+        if (!sharding) return startWorking();
+        sharder = new Sharder({
+          client,
+          kinds: registry.kinds,
+          ring: sharding.ring,
+          leaseNamespace: settings.leaseNamespace,
+          identity,
+          namespaces: settings.namespaces,
+          readPath,
+          metrics: sharderMetrics(metrics.registry, sharding.ring),
+          log: log.child({ ring: sharding.ring }),
+        });
+        sharder.start();
+      },
+      onStoppedLeading: () => {
+        metrics.leading(settings.leaseName, false);
+        stopping.loseLease('lost the lease');
+      },
+    });
+  } else {
+    startWorking();
+  }
 
-  const reason = await stopped;
+  const reason = await stopping.reason;
   log.info('shutting down', { reason });
   manager.stopWorkers();
   // A replica that lost its lease does not wait for its reconciles, as controller-runtime exits at once:
-  // another replica may take its resources as soon as the lease runs out, a third of a duration away.
-  const boundMs = lostLease ? 0 : settings.shutdownMs;
+  // another replica may take its resources as soon as the lease runs out, a third of a duration away. One
+  // that loses it while it waits on a requested stop stops waiting then.
+  const boundMs = stopping.failed ? 0 : settings.shutdownMs;
   const deadline = Date.now() + boundMs;
-  if (working && (await withTimeout(working, boundMs)) === 'timeout' && !lostLease) {
-    log.warn('in-flight reconciles did not finish in time', { timeoutSeconds: settings.shutdownMs / 1000 });
+  if (
+    working &&
+    (await withTimeout(working, boundMs, stopping.leaseLost)) === 'timeout' &&
+    !stopping.failed
+  ) {
+    if (stopping.leaseLost.aborted) log.warn('lost a lease while stopping: in-flight reconciles abandoned');
+    else
+      log.warn('in-flight reconciles did not finish in time', { timeoutSeconds: settings.shutdownMs / 1000 });
   }
   // What the last reconciles had to say; within the same bound.
   if ((await withTimeout(manager.drainEvents(), Math.max(0, deadline - Date.now()))) === 'timeout') {
@@ -354,7 +351,7 @@ export async function runController(
   await webhook?.stop();
   await Promise.all(servers.map((s) => s.close()));
   // Losing the lease without being asked to stop is a failure: the Deployment restarts us as a standby.
-  return lostLease ? 1 : 0;
+  return stopping.exitCode;
 }
 
 /** The conversion webhook, when a kind has several versions and it is not turned off. */

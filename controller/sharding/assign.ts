@@ -5,8 +5,11 @@
  * up is first drained: its `drain` label asks that member to let go, and the member says it has by
  * removing both labels (after its last reconcile of it), after which it is assigned. A member whose Lease
  * expired (./members) has its Lease taken over, which stops it if it still runs (at its next renewal it
- * finds another holder) and makes it dead: its resources move at the next pass. A Lease dead a minute is
- * removed.
+ * finds another holder) and makes it dead: its resources move at the next pass. Until then it stays in
+ * the ring: the leader not having seen a renewal for a lease duration may be the leader's view coming
+ * late on a loaded machine, or the member slow, not stopped; the take-over, a write with the
+ * resourceVersion seen, fails if the member has renewed since, and then the ring has not changed: no share
+ * moved away and back. A Lease dead a minute is removed.
  * Pure (test/controller/sharding/assign.test.ts); ./sharder does the writes.
  */
 import type { ApiKind } from '../../constructs/kit';
@@ -40,7 +43,7 @@ export type Move =
   | { readonly action: 'undrain'; readonly object: Placed; readonly member: string };
 
 export interface Plan {
-  /** The members resources are assigned to: the ready ones. */
+  /** The members resources are assigned to: those whose Lease is still their own (ready or expired). */
   readonly members: readonly string[];
   readonly moves: readonly Move[];
   /** Leases to take over (expired), and to remove (orphaned), by name. */
@@ -69,7 +72,7 @@ export function plan(
       states.set(lease.metadata.name, memberState(lease, now, renewedAt(lease)));
   const named = (...wanted: MemberState[]) =>
     [...states].filter(([, s]) => wanted.includes(s)).map(([name]) => name);
-  const members = named('ready').sort();
+  const members = named('ready', 'expired').sort();
   const memberFor = placements.of(members, objects.length);
   const shard = shardLabel(ring);
   const drain = drainLabel(ring);
@@ -91,7 +94,7 @@ export function plan(
 }
 
 /**
- * The member of each uid on the ring of the ready members, remembered while they stay the same: the leader
+ * The member of each uid on the ring of the members, remembered while they stay the same: the leader
  * places every resource on every pass (each burst of events, each second), and a lookup costs a tenth of a
  * hash and a search of the ring (`npm run bench:sharder-pass`: a pass over 10,000 resources about 9x faster).
  */

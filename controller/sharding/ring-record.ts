@@ -4,7 +4,8 @@
  * range is a handshake through Leases, so that a range is never held by two members at once.
  *
  * The ring's leader publishes the ring in a record (annotations of the Lease `<ring>-ring`): its
- * generation and members (the ready ones). A member seeing a new generation first narrows what it holds
+ * generation and members (those whose Lease is still their own: ready, or expired and not yet taken over).
+ * A member seeing a new generation first narrows what it holds
  * to what it held and still has in the new ring, finishes the reconciles in flight, and then acknowledges
  * the generation on its own Lease. Once every member that may still be working (its Lease ready or
  * expired, see ./members) has acknowledged it, the leader marks the generation settled, and only then
@@ -67,16 +68,16 @@ export const acknowledged = (lease: MemberLease & { metadata: { annotations?: Re
 
 /**
  * The record the leader wants, from the one it has and the members' Leases: a new generation when the
- * ready members are not the record's; settled once every member that may still be working has
+ * members (./assign's plan) are not the record's; settled once every member that may still be working has
  * acknowledged it. `states`: each Lease's state by name (./assign's plan).
  */
 export function nextRecord(
   current: RingRecord | undefined,
-  ready: readonly string[],
+  inRing: readonly string[],
   leases: readonly (MemberLease & { metadata: { annotations?: Record<string, string> } })[],
   states: ReadonlyMap<string, MemberState>,
 ): RingRecord {
-  const members = [...ready].sort();
+  const members = [...inRing].sort();
   const same = current !== undefined && current.members.join(',') === members.join(',');
   const generation = same ? current.generation : (current?.generation ?? 0) + 1;
   const working = leases.filter((l) => isAvailable(states.get(l.metadata.name) ?? 'orphaned'));

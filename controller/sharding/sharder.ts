@@ -76,7 +76,7 @@ export class Sharder {
   private again = false;
   private stopped = false;
   private soonTimer?: NodeJS.Timeout;
-  /** The ready members of the last pass, comma-separated. */
+  /** The members of the last pass, comma-separated. */
   private lastMembers?: string;
   /** Where each uid goes, kept from pass to pass. */
   private readonly placements = new Placements();
@@ -217,7 +217,7 @@ export class Sharder {
     const counts: Record<string, number> = {};
     for (const state of decided.states.values()) counts[state] = (counts[state] ?? 0) + 1;
     this.options.metrics?.members(counts);
-    // The labels path's ring calculations: each new set of ready members (the ranges path counts its
+    // The labels path's ring calculations: each new set of members (the ranges path counts its
     // generations).
     const members = decided.members.join(',');
     if (!this.record && members !== this.lastMembers) {
@@ -261,14 +261,14 @@ export class Sharder {
    */
   private async publish(
     leases: readonly (MemberLease & KubeObject)[],
-    ready: readonly string[],
+    members: readonly string[],
     states: ReadonlyMap<string, MemberState>,
   ): Promise<void> {
     const { ring, leaseNamespace, log } = this.options;
     const name = recordName(ring);
     const found = this.record!.get(leaseNamespace, name);
     const current = readRecord(found?.metadata.annotations);
-    const next = nextRecord(current, ready, leases, states);
+    const next = nextRecord(current, members, leases, states);
     if (sameRecord(current, next)) return;
     const annotations = recordAnnotations(next);
     if (found) {
@@ -332,6 +332,11 @@ export class Sharder {
       });
     } catch (err) {
       if (!isConflict(err) && !isNotFound(err)) throw err;
+      // Renewed since the leader saw it (only slow): it stays in the ring.
+      if (isConflict(err))
+        this.options.log.info('a member renewed its Lease before it could be taken over', {
+          member: lease.metadata.name,
+        });
     }
   }
 }

@@ -67,8 +67,23 @@ export function exists(args: string[]): boolean {
 }
 
 /** `kubectl apply -f -` with the given YAML (or JSON); throws on rejection. */
-export function applyYaml(yaml: string, extraArgs: string[] = []): KubectlResult {
-  return kubectl(['apply', '-f', '-', ...extraArgs], { input: yaml });
+export function applyYaml(
+  yaml: string,
+  extraArgs: string[] = [],
+  { timeoutMs }: Pick<KubectlOptions, 'timeoutMs'> = {},
+): KubectlResult {
+  return kubectl(['apply', '-f', '-', ...extraArgs], { input: yaml, timeoutMs });
+}
+
+/**
+ * `kubectl apply` of a List of `items`. kubectl applies one object at a time (a read and a write each): a
+ * list of hundreds took over a minute on a loaded two-core machine, so the time allowed grows with the list
+ * (a minute, and half a second an object).
+ */
+export function applyList(items: readonly object[]): KubectlResult {
+  return applyYaml(JSON.stringify({ apiVersion: 'v1', kind: 'List', items }), [], {
+    timeoutMs: 60_000 + 500 * items.length,
+  });
 }
 
 /** `kubectl create -f -`, returning the result instead of throwing (for admission tests). */

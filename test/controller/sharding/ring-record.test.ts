@@ -26,6 +26,9 @@ const lease = (name: string, acknowledged?: number): Lease => ({
   },
 });
 const states = (entries: Record<string, MemberState>) => new Map(Object.entries(entries));
+/** The ring's members as the leader's plan gives them: those whose Lease is still their own. */
+const inRing = (leases: ReadonlyMap<string, MemberState>) =>
+  [...leases].filter(([, s]) => s === 'ready' || s === 'expired').map(([n]) => n);
 
 describe('the ring record', () => {
   it('reads what it writes, and nothing from a Lease without one', () => {
@@ -35,7 +38,7 @@ describe('the ring record', () => {
     expect(readRecord({ other: 'x' })).toBeUndefined();
   });
 
-  it('counts a generation up when the ready members change, and not otherwise', () => {
+  it('counts a generation up when the members change, and not otherwise', () => {
     const first = nextRecord(
       undefined,
       ['b', 'a'],
@@ -135,12 +138,17 @@ describe('the handshake, simulated', () => {
           m.alive = false;
           m.held = [];
           leaseState.set(m.name, 'expired');
-        } else if (roll < 0.15) {
-          for (const [name, state] of leaseState) if (state === 'expired') leaseState.set(name, 'dead');
+        } else if (roll < 0.13 && alive.length > 0) {
+          // Slow, not stopped: the leader has not seen its renewals for a lease duration (its view late).
+          leaseState.set(pick(alive).name, 'expired');
+        } else if (roll < 0.17) {
+          // The leader takes expired Leases over: a killed member's is then dead; a slow member has renewed
+          // since, the take-over is refused, and its renewal is seen.
+          for (const m of members)
+            if (leaseState.get(m.name) === 'expired') leaseState.set(m.name, m.alive ? 'ready' : 'dead');
         } else if (roll < 0.45) {
-          const ready = [...leaseState].filter(([, s]) => s === 'ready').map(([n]) => n);
           const leases = members.map((m) => lease(m.name, m.acknowledged));
-          record = nextRecord(record, ready, leases, leaseState);
+          record = nextRecord(record, inRing(leaseState), leases, leaseState);
         } else if (alive.length > 0 && record) {
           const m = pick(alive);
           // A member's view lags: it may act on the record it saw before this one.
@@ -155,8 +163,9 @@ describe('the handshake, simulated', () => {
         }
       }
       // Left alone, it settles: every live member holds its share of the last ring.
-      const ready = [...leaseState].filter(([, s]) => s === 'ready').map(([n]) => n);
-      for (const [name, s] of leaseState) if (s === 'expired') leaseState.set(name, 'dead');
+      for (const m of members)
+        if (leaseState.get(m.name) === 'expired') leaseState.set(m.name, m.alive ? 'ready' : 'dead');
+      const ready = inRing(leaseState);
       for (let round = 0; round < 3; round++) {
         record = nextRecord(
           record,

@@ -4,7 +4,7 @@
  * one member, and the API server echoes the selector in `shardInfo`.
  */
 import { HashRing, shardSelector } from '../../../controller/sharding/ring';
-import { applyYaml, kubectl, uniqueName } from '../../support/kubectl';
+import { applyList, kubectl, uniqueName } from '../../support/kubectl';
 
 jest.setTimeout(120_000);
 
@@ -23,7 +23,7 @@ beforeAll(() => {
       metadata: { name: 'probe', namespace: ns, labels: { [LABEL]: run } },
     },
   ]);
-  applyYaml(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+  applyList(objects);
 });
 afterAll(() => {
   kubectl(['delete', 'namespace', '-l', `${LABEL}=${run}`, '--wait=false'], { allowFail: true });

@@ -11,7 +11,7 @@ import { HashRing } from '../../../controller/sharding/ring';
 import type { RunningController } from '../../support/controller';
 import { memberOf, startMember } from './member-process';
 import {
-  applyYaml,
+  applyList,
   createNamespace,
   deleteNamespace,
   getJson,
@@ -121,7 +121,7 @@ beforeAll(async () => {
       spec: { size: 1 },
     })),
   );
-  applyYaml(JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  applyList(items);
 });
 afterAll(async () => {
   for (const m of members) await m.stop('SIGKILL');
@@ -150,7 +150,9 @@ it("moves a SIGKILLed member's share to the others once its Lease is taken over"
   await settled(names, 'the share of the killed member moved', 60_000);
   const seconds = (Date.now() - started) / 1000;
   console.log(`a SIGKILLed member's share was on the others' after ${seconds.toFixed(1)} s (lease 10 s)`);
-  expect(seconds).toBeLessThan(10 + 15);
+  // The lease, the take-over and a relabel per resource: 12.8 s quiet, 31.4 s beside two CPU burners. Not
+  // the minute until the dead member's Lease is removed, nor never.
+  expect(seconds).toBeLessThan(10 + 30);
   expect(liveMembers()).not.toContain(gone);
 });
 
@@ -174,8 +176,17 @@ it('hands the share of a member stopped on SIGTERM over at once', async () => {
   expect(await leaving.stop('SIGTERM')).toBe(0);
   members.splice(members.indexOf(leaving), 1);
   const names = members.map(memberOf);
-  await settled(names, 'the share of the stopped member moved', 30_000);
+  await settled(names, 'the share of the stopped member moved', 60_000);
   const seconds = (Date.now() - started) / 1000;
   console.log(`a member stopped on SIGTERM: its share on the others' after ${seconds.toFixed(1)} s`);
-  expect(seconds).toBeLessThan(10);
+  // At once: its Lease released, not waited out and taken over by the ring's leader. Moving the share
+  // (a relabel per resource, then its children's) took 2.6-3.1 s on a quiet machine, 29.5 s beside two
+  // CPU burners: the time alone cannot tell the two apart there.
+  const gone = memberOf(leaving);
+  expect(
+    leaving.logs.some((l) => l.includes('"released the lease"') && l.includes(`"identity":"${gone}"`)),
+  ).toBe(true);
+  expect(
+    members.some((m) => m.logs.some((l) => l.includes('"took over the Lease') && l.includes(`"${gone}"`))),
+  ).toBe(false);
 });
