@@ -2,11 +2,11 @@
  * A ring member's renewals of its own Lease, which others write too (the ring's leader labels its state,
  * the member acknowledges generations): one request each, whatever the others wrote.
  */
-import type { KubeClient } from '../../../controller/kube/client';
 import { ApiError } from '../../../controller/kube/errors';
 import type { KubeRequest } from '../../../controller/kube/http';
 import { LeaderElector } from '../../../controller/runtime/leader';
 import { sleep } from '../../../controller/abortable';
+import { answeringClient } from '../../support/answering-client';
 
 interface Lease {
   metadata: { name: string; resourceVersion: string; labels?: Record<string, string> };
@@ -46,7 +46,7 @@ function server() {
     };
     return Promise.resolve(lease);
   };
-  return { client: { request } as unknown as KubeClient, calls };
+  return { client: answeringClient(request).client, calls };
 }
 
 it('renews a Lease others write with one patch that holds only while it is the holder, never a conflict', async () => {
