@@ -208,11 +208,15 @@ it('wait for: a child waiting for a sibling that is not ready is not created, an
   expect(ready('order')?.message).toMatch(
     /^ConfigMap order-after waits for Deployment order-gate: 0 of 1 replicas (updated|available)$/,
   );
-  await new Promise((r) => setTimeout(r, 3000));
-  expect(inNamespace('configmap', 'order-after')).toBe(false);
-  expect(eventsOf('order', 'Waiting').join('\n')).toContain(
-    'ConfigMap order-after waits for Deployment order-gate',
+  // A wait that lasts (5 s, controller/reconcile/waits.ts) is said in a Waiting event; the child is not made.
+  await waitFor(
+    () =>
+      eventsOf('order', 'Waiting').some((e) =>
+        e.includes('ConfigMap order-after waits for Deployment order-gate'),
+      ),
+    { what: 'a Waiting event once the wait has lasted', timeoutMs: 30_000 },
   );
+  expect(inNamespace('configmap', 'order-after')).toBe(false);
 
   apply('order', { gate: { schedulable: true } });
   await waitFor(() => inNamespace('configmap', 'order-after'), {
