@@ -225,27 +225,20 @@ export class LeaderElector {
     // sorts out.
     if (this.leading && this.observed?.spec?.holderIdentity === me) {
       try {
-        const renewed = await this.client.request<Lease>(
-          this.options.sharedMetadata
-            ? {
-                method: 'PATCH',
-                path,
-                contentType: 'application/json-patch+json',
-                body: [
-                  { op: 'test', path: '/spec/holderIdentity', value: me },
-                  { op: 'replace', path: '/spec/renewTime', value: microTime(now) },
-                ],
-                signal,
-                timeoutMs,
-              }
-            : {
-                method: 'PUT',
-                path,
-                body: { ...this.observed, spec: { ...this.observed.spec, renewTime: microTime(now) } },
-                signal,
-                timeoutMs,
-              },
-        );
+        const renewal = this.options.sharedMetadata
+          ? {
+              method: 'PATCH' as const,
+              contentType: 'application/json-patch+json',
+              body: [
+                { op: 'test', path: '/spec/holderIdentity', value: me },
+                { op: 'replace', path: '/spec/renewTime', value: microTime(now) },
+              ],
+            }
+          : {
+              method: 'PUT' as const,
+              body: { ...this.observed, spec: { ...this.observed.spec, renewTime: microTime(now) } },
+            };
+        const renewed = await this.client.request<Lease>({ ...renewal, path, signal, timeoutMs });
         this.observe(renewed);
         return true;
       } catch (err) {
