@@ -20,7 +20,7 @@ import { Construct, type IConstruct } from 'constructs';
 import type { Manifest } from './resource';
 import {
   ADDRESS_LABEL,
-  holdsName,
+  isTiedTo,
   podLabelsOf,
   selectorsOf,
   type LabelSelector,
@@ -50,13 +50,15 @@ export function keepAddressLabels(chart: Chart, name: string, children: Manifest
   const known = new Set<object>(pods);
   for (const s of selectors) [s, s.matchLabels, s.matchExpressions].forEach((o) => o && known.add(o));
   for (const child of children) findElsewhere(child, values, known, needed);
+  const kept = new Set([...values].filter((v) => !needed.has(v)));
+  if (kept.size === 0) return;
   const replaced = new Map<string, string>();
   for (const construct of chart.node.findAll()) {
     if (construct === chart) continue;
     const value = Names.toLabelValue(construct);
-    if (values.has(value) && !needed.has(value)) replaced.set(value, releasedValue(construct));
+    if (kept.has(value)) replaced.set(value, releasedValue(construct));
+    if (replaced.size === kept.size) break;
   }
-  if (replaced.size === 0) return;
   // The labels are the children's own (fresh JSON), typed read-only where they are read.
   for (const labels of pods) replaceValue(labels, replaced);
   for (const selector of selectors) {
@@ -81,19 +83,7 @@ function neededValues(values: Set<string>, selectors: LabelSelector[], name: str
         .filter((r) => r.key === ADDRESS_LABEL)
         .flatMap((r) => r.values ?? []),
     ].filter((v): v is string => v !== undefined && values.has(v));
-    if (address.length === 0) continue;
-    const tied =
-      Object.entries(selector.matchLabels ?? {}).some(
-        ([k, v]) => k !== ADDRESS_LABEL && holdsName(v, name),
-      ) ||
-      (selector.matchExpressions ?? []).some(
-        (r) =>
-          r.key !== ADDRESS_LABEL &&
-          r.operator === 'In' &&
-          (r.values ?? []).length > 0 &&
-          r.values!.every((v) => holdsName(v, name)),
-      );
-    if (!tied) address.forEach((v) => needed.add(v));
+    if (address.length > 0 && !isTiedTo(selector, name, false)) address.forEach((v) => needed.add(v));
   }
   return needed;
 }

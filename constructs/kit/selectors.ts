@@ -124,7 +124,7 @@ export function selectorMatches(selector: LabelSelector, labels: Labels): boolea
 const SEPARATORS = '-_.';
 
 /** Whether `value` holds `name` as a whole word: all of it, or between separators (`-`, `_`, `.`). */
-export function holdsName(value: string, name: string): boolean {
+function holdsName(value: string, name: string): boolean {
   for (let at = value.indexOf(name); at >= 0; at = value.indexOf(name, at + 1)) {
     const end = at + name.length;
     if (
@@ -136,9 +136,13 @@ export function holdsName(value: string, name: string): boolean {
   return false;
 }
 
-/** Whether some term of `selector` only matches values that belong to the resource named `name`. */
-function isTiedTo(selector: LabelSelector, name: string): boolean {
-  const owned = (key: string, value: string) => key === ADDRESS_LABEL || holdsName(value, name);
+/**
+ * Whether some term of `selector` only matches values that belong to the resource named `name`: the
+ * address label's (unless `byAddress` is false: ./address-label asks whether a selector needs it), or a
+ * value holding the name.
+ */
+export function isTiedTo(selector: LabelSelector, name: string, byAddress = true): boolean {
+  const owned = (key: string, value: string) => (key === ADDRESS_LABEL ? byAddress : holdsName(value, name));
   if (Object.entries(selector.matchLabels ?? {}).some(([key, value]) => owned(key, value))) return true;
   return (selector.matchExpressions ?? []).some(
     (r) => r.operator === 'In' && (r.values ?? []).length > 0 && r.values!.every((v) => owned(r.key, v)),
