@@ -23,6 +23,11 @@ child policies, what it owns, what it prunes), each write a server-side dry run 
 server's defaults and admission are in the result. Nothing is changed. The output is a unified diff per
 object, as \`kubectl diff\` prints it; Secret values are masked; status is not shown.
 
+A kind with work outside Kubernetes (a provider's record, a database's user) has its object observed,
+read-only, and what the controller would do to it shown on a line of its own
+(\`DnsRecord/www: external: would update DNS record www: ttl: 300 -> 600\`); its apply and delete are
+never called. An object that cannot be observed is an error (exit status 2).
+
 PATH is a YAML file, a folder of them, or - for standard input, as for \`reconstruct synth\`. Documents
 that are not resources of a known kind are left out (use \`kubectl diff\` for them).
 
@@ -145,7 +150,7 @@ export async function diffCommand(
   let failed = allProblems.length > 0;
   for (const r of rendered) {
     try {
-      const changes = await planChanges(client, r.kind, r.resource, {
+      const { changes, external } = await planChanges(client, r.kind, r.resource, {
         fieldManager: values['field-manager'],
       });
       for (const change of changes) {
@@ -153,6 +158,13 @@ export async function diffCommand(
         if (text === '') continue;
         changed = true;
         out.write(text);
+      }
+      if (external?.error) {
+        failed = true;
+        err.write(`${r.file}: ${describe(r.resource)}: external: ${external.error}\n`);
+      } else if (external?.change) {
+        changed = true;
+        out.write(`${r.kind.kind}/${r.resource.metadata.name}: external: ${external.change}\n`);
       }
     } catch (e) {
       failed = true;

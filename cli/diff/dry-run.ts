@@ -31,6 +31,8 @@ import { createLogger } from '../../controller/log';
 import { mergePatched } from '../../controller/kube/merge-patch';
 import { objectKey } from '../../controller/kube/object-key';
 import { Reconciler } from '../../controller/reconcile/reconciler';
+import { DryRunExternal } from '../../controller/external/dry-run';
+import { SecretReads } from '../../controller/external/secrets';
 
 /** One object the controller would change: as it is, and as it would be (undefined: deleted, or new). */
 export interface PlannedChange {
@@ -194,17 +196,27 @@ async function listObjects(
   return list.items.map((o) => ({ ...o, apiVersion: type.apiVersion, kind: type.kind }));
 }
 
+/** What applying a resource would change: its objects, and what its kind's external work would do. */
+export interface Plan {
+  readonly changes: PlannedChange[];
+  /**
+   * A kind with external work: the change the controller would make outside (`would update DNS record
+   * www: ttl: 300 -> 600`), found by its observe alone, or why its observe failed; undefined when none.
+   */
+  readonly external?: { readonly change?: string; readonly error?: string };
+}
+
 /**
  * The changes applying `resource` (as read from a file, defaulted) would bring: the resource itself, then
- * each child the controller would create, update or delete. Throws when a dry run is refused (the message
- * is the API server's).
+ * each child the controller would create, update or delete, and its external object's. Throws when a dry
+ * run is refused (the message is the API server's).
  */
 export async function planChanges(
   client: KubeClient,
   definition: Kind,
   resource: CustomResource,
   options: { fieldManager?: string; userFieldManager?: string } = {},
-): Promise<PlannedChange[]> {
+): Promise<Plan> {
   const fieldManager = options.fieldManager ?? MANAGER;
   const { name } = resource.metadata;
   const namespace = definition.namespaced ? resource.metadata.namespace : undefined;
@@ -251,10 +263,14 @@ export async function planChanges(
     (type, n) => type === definition && n === name,
   );
   const events: EventSink = { emit: () => {} };
-  // Twice at most: a kind with a finalizer first adds it, and the next reconcile does the work.
-  for (let pass = 0; pass < 2; pass++) {
+  // External work is observed, never applied or deleted (controller/external/dry-run.ts).
+  const external = new DryRunExternal(new SecretReads(reader));
+  const reconciler = new Reconciler({ view: snapshot, writer, events, log, external });
+  // Three times at most: a kind with finalizers adds its own and the external work's first, and the
+  // next reconcile does the work.
+  for (let pass = 0; pass < 3; pass++) {
     const seen = writer.writes.length;
-    await new Reconciler({ view: snapshot, writer, events, log }).reconcile(definition, namespace, name);
+    await reconciler.reconcile(definition, namespace, name);
     const own = writer.writes
       .slice(seen)
       .find((w) => w.type === definition && w.name === name && w.after !== undefined);
@@ -281,5 +297,6 @@ export async function planChanges(
       after: w.after,
     });
   }
-  return changes;
+  const planned = external.planned.get(objectKey(definition, namespace, name));
+  return { changes, ...(planned ? { external: planned } : {}) };
 }

@@ -7,6 +7,7 @@
  */
 import { isApiKind } from './api-kind';
 import { childrenReadiness } from './child-readiness';
+import { externalWork } from './external';
 import { withDefaults } from './defaults';
 import type { Kind, KindOptions, RolloutOptions } from './kind';
 import { KindDefinitionError, problemsOf } from './kind-checks';
@@ -27,9 +28,13 @@ export const ROLLOUT_DEFAULTS: Required<RolloutOptions> = {
  * Defines a kind. Throws KindDefinitionError naming every problem of an incomplete or inconsistent
  * definition, so a mistake shows when the module loads, not in a reconcile.
  */
-export function defineKind<Spec, Status extends object = object, Stored = Spec>(
-  options: KindOptions<Spec, Status, Stored>,
-): Kind<Spec, Status, Stored> {
+export function defineKind<
+  Spec,
+  Status extends object = object,
+  Stored = Spec,
+  Observed = unknown,
+  Desired = unknown,
+>(options: KindOptions<Spec, Status, Stored, Observed, Desired>): Kind<Spec, Status, Stored, Observed> {
   const problems = problemsOf(options as unknown as KindOptions<unknown, object>);
   if (problems.length > 0) throw new KindDefinitionError(String(options?.kind ?? '<no kind>'), problems);
   const [group, version] = options.apiVersion.split('/');
@@ -52,6 +57,7 @@ export function defineKind<Spec, Status extends object = object, Stored = Spec>(
     children: options.children,
     watches: options.watches ?? [],
     ...(options.sync ? { sync: options.sync } : {}),
+    ...(options.external ? { external: externalWork(options.external) } : {}),
     permissions: options.permissions ?? [],
     ...(options.revision !== undefined ? { revision: options.revision } : {}),
     rollout: { ...ROLLOUT_DEFAULTS, ...options.rollout },

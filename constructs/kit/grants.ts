@@ -5,7 +5,15 @@
  * RBAC rules (controller/install/permissions.ts); a reconcile asks `kindMay` before a sync's patch.
  * docs/RBAC.md says which code path uses each verb.
  */
-import { CUSTOM_RESOURCE_DEFINITION, EVENT, POD, groupOf, isWriteOnly, type ApiKind } from './api-kind';
+import {
+  CUSTOM_RESOURCE_DEFINITION,
+  EVENT,
+  POD,
+  SECRET,
+  groupOf,
+  isWriteOnly,
+  type ApiKind,
+} from './api-kind';
 import { saysWhyStuck } from './pod-trouble';
 import type { Kind } from './kind';
 
@@ -55,6 +63,12 @@ export function kindGrants(kinds: readonly Kind[]): Grant[] {
       // API server authorizes it as a create as well). patch: server-side apply, adoption, release of a
       // retained child. delete: pruning, with a uid precondition. Nothing is ever updated (PUT).
       else grant(child, child.plural, ['get', 'list', 'watch', 'create', 'patch', 'delete']);
+    }
+    // External work reads its Secrets by name when a handler runs (controller/external/secrets.ts): `get`
+    // of the names it can know, and of any name where a field of the spec names it; never list or watch.
+    for (const secret of Object.values(kind.external?.secrets ?? {})) {
+      const names = typeof secret.name === 'string' ? [secret.name] : [];
+      grant(SECRET, SECRET.plural, ['get'], names);
     }
     // Extra watches are caches: read only. What a sync writes, the kind declares.
     for (const watch of kind.watches) grant(watch.type, watch.type.plural, ['list', 'watch']);

@@ -48,6 +48,17 @@ export * from './custom-resource';
 export { admitSpec } from './admit';
 export { withDefaults } from './defaults';
 export * from './define-kind';
+export {
+  EXTERNAL_FINALIZER,
+  ExternalError,
+  OBSERVE_INTERVAL_ANNOTATION,
+  fieldDifferences,
+  type ExternalContext,
+  type ExternalLog,
+  type ExternalSecret,
+  type ExternalWork,
+  type KindExternal,
+} from './external';
 export * from './kind';
 export type { KindSchema, ScaleSubresource } from './kind-schema';
 export { KindDefinitionError } from './kind-checks';

@@ -3,6 +3,7 @@
  * when the module loads, not in a reconcile.
  */
 import { isApiKind } from './api-kind';
+import { externalProblems } from './external';
 import type { KindOptions } from './kind';
 import { isDns1035Label, isDns1123Subdomain, isQualifiedName } from './names';
 import { permissionProblems } from './permission';
@@ -111,9 +112,10 @@ export function problemsOf(o: KindOptions<unknown, object>): string[] {
       );
     }
   }
-  if (!Array.isArray(o.children) || o.children.length === 0) {
+  if (!Array.isArray(o.children) || (o.children.length === 0 && o.external === undefined)) {
     problems.push(
-      'children is missing: list every kind of object the construct produces (e.g. [DEPLOYMENT])',
+      'children is missing: list every kind of object the construct produces (e.g. [DEPLOYMENT]); ' +
+        'a kind whose work is all outside Kubernetes (external) says []',
     );
   } else {
     o.children.forEach((child, i) =>
@@ -145,6 +147,7 @@ export function problemsOf(o: KindOptions<unknown, object>): string[] {
     problems.push(...permissionProblems(p, `permissions[${i}]`)),
   );
   if (version) problems.push(...versionProblems(version, o.versions, o.storageVersion));
+  problems.push(...externalProblems(o.external, o.scope));
   for (const hook of ['status', 'ready'] as const) {
     need(o[hook] === undefined || typeof o[hook] === 'function', `${hook} must be a function`);
   }

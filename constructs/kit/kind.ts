@@ -5,6 +5,7 @@
 import type { Construct } from 'constructs';
 import type { ApiKind } from './api-kind';
 import type { ClusterView, ExtraWatch, Readiness, SyncStep } from './cluster-view';
+import type { ExternalWork, KindExternal } from './external';
 import type { KindPermission } from './permission';
 import type { CustomResource, Manifest, ResourceProps } from './resource';
 import type { CustomResourceDefinition } from './schema';
@@ -18,7 +19,7 @@ export const KIND_CATEGORY = 'reconstruct';
 export type KindConstruct<Spec> = new (scope: Construct, id: string, props: ResourceProps<Spec>) => Construct;
 
 /** What a kind's status and readiness rules see: the resource, its desired children and the cluster. */
-export interface StatusContext<Spec = unknown> {
+export interface StatusContext<Spec = unknown, Observed = unknown> {
   /** The resource as the API server stores it (schema defaults applied). */
   readonly resource: CustomResource<Spec>;
   /** The children its construct synthesized, as the controller applies them. */
@@ -31,6 +32,11 @@ export interface StatusContext<Spec = unknown> {
    * It stands in for the children's rollup that `ready` is given.
    */
   readonly waiting?: Readiness;
+  /**
+   * A kind with external work (KindOptions.external): what its last observe said of the object, undefined
+   * while none has, or when the object does not exist.
+   */
+  readonly observed?: Observed;
 }
 
 /**
@@ -93,7 +99,13 @@ export interface RolloutOptions {
  * API server stores it, with the schema's defaults filled in (`<Kind>SpecWithDefaults`): what `status`,
  * `ready` and `sync` see, since they run on resources read from the cluster.
  */
-export interface KindOptions<Spec, Status extends object = object, Stored = Spec> {
+export interface KindOptions<
+  Spec,
+  Status extends object = object,
+  Stored = Spec,
+  Observed = unknown,
+  Desired = unknown,
+> {
   /** `<group>/<version>`, e.g. `cache.example.com/v1alpha1`. */
   readonly apiVersion: string;
   /** UpperCamelCase, e.g. `Memcached`. */
@@ -126,13 +138,14 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
   readonly construct: KindConstruct<Spec>;
   /**
    * Every kind of object the construct may produce: what pruning lists, the controller watches and RBAC
-   * grants. A child of a kind not listed here is refused by `synthesize`, naming it: a problem offline,
+   * grants; empty for a kind whose work is all outside Kubernetes (`external`), which then costs no child
+   * caches and no child RBAC. A child of a kind not listed here is refused by `synthesize`, naming it: a problem offline,
    * Ready=False (`InvalidSpec`) in the controller. A kind wrapped
    * in `writeOnly` (`writeOnly(SECRET)`) is created but never read: see WriteOnlyKind.
    */
   readonly children: readonly ApiKind[];
   /** The kind's own status fields, beside `observedGeneration` and `conditions`. */
-  status?(context: StatusContext<Stored>): Status;
+  status?(context: StatusContext<Stored, Observed>): Status;
   /**
    * A Ready rule of the kind's own, naming what blocks it. `children` is the rollup of the children's
    * readiness by the rules of each kind (kstatus: a Deployment's replicas available, a Job complete, a PVC
@@ -142,11 +155,17 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
    * not: then the rollup stands.
    * @default - the children's rollup: Ready when every child is
    */
-  ready?(context: StatusContext<Stored>, children: Readiness): Readiness;
+  ready?(context: StatusContext<Stored, Observed>, children: Readiness): Readiness;
   /** Objects to watch besides the resources and their children; their events reconcile what they name. */
   readonly watches?: readonly ExtraWatch[];
   /** Work on objects that are not children, undone before deletion (see KindSync). */
   readonly sync?: KindSync<Stored>;
+  /**
+   * An object outside Kubernetes that each resource keeps (a provider's record, a database's user), made
+   * by async handlers the controller runs beside its reconciles (see KindExternal). Ready waits for it;
+   * the resource is held on deletion until it is deleted.
+   */
+  readonly external?: KindExternal<Stored, Desired, Observed>;
   /**
    * What the kind's work needs beyond the derived rules: a sync's patches on what it watches (`{ type:
    * NODE, verbs: ['patch'] }`), `bind` on a ClusterRole a child RoleBinding names (see KindPermission).
@@ -180,7 +199,12 @@ export interface KindOptions<Spec, Status extends object = object, Stored = Spec
 }
 
 /** A kind, as `defineKind` returns it: what the renderer, the controller and `install` take. */
-export interface Kind<Spec = unknown, Status extends object = object, Stored = Spec> extends ApiKind {
+export interface Kind<
+  Spec = unknown,
+  Status extends object = object,
+  Stored = Spec,
+  Observed = unknown,
+> extends ApiKind {
   readonly group: string;
   readonly version: string;
   /** The name the generated types start with (`<typeName>Spec`): the kind unless the definition says. */
@@ -193,6 +217,8 @@ export interface Kind<Spec = unknown, Status extends object = object, Stored = S
   readonly children: readonly ApiKind[];
   readonly watches: readonly ExtraWatch[];
   readonly sync?: KindSync<Stored>;
+  /** Its external work with the defaults filled in (see KindOptions.external). */
+  readonly external?: ExternalWork<Stored, unknown, Observed>;
   /** What the kind's work needs beyond the derived rules (see KindOptions.permissions). */
   readonly permissions: readonly KindPermission[];
   /** The revision of this definition, when it declares one (see KindOptions.revision). */
@@ -213,7 +239,7 @@ export interface Kind<Spec = unknown, Status extends object = object, Stored = S
   /** `spec` with the schema's defaults filled in, as the API server would store it. */
   withDefaults(spec: Spec): Stored;
   /** The kind's own status fields. */
-  status(context: StatusContext<Stored>): Status;
+  status(context: StatusContext<Stored, Observed>): Status;
   /** Whether the resource is Ready, and what blocks it: the first child not ready, else the kind's rule. */
-  ready(context: StatusContext<Stored>): Readiness;
+  ready(context: StatusContext<Stored, Observed>): Readiness;
 }

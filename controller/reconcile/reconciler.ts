@@ -4,7 +4,8 @@
  * finalize (finalize.ts, ordered-deletion.ts: a resource being deleted is held or released there), a
  * terminating namespace (terminating.ts), synthesize (synthesize.ts: a spec the construct refuses is said,
  * not retried), the rollout's gate (rollout.ts), apply the children (apply.ts, each by its policy), prune
- * and sync (prune.ts, finalize.ts), and status: the outcomes folded into a summary (summary.ts), the
+ * and sync (prune.ts, finalize.ts), a kind's external work (controller/external: its finalizer first, its
+ * handlers started in the background), and status: the outcomes folded into a summary (summary.ts), the
  * decision made from it in one pure function (decide.ts), carried out in one place (`settle`). The kind's
  * own code reads through a view that records what it reads (kind-reads.ts). Level-based: everything is
  * computed from the current world, so a missed event or a restart is harmless. What is remembered between
@@ -40,20 +41,15 @@ import {
   rolloutEvent,
   type Gate,
 } from './rollout';
-import {
-  handledReconcile,
-  isFresh,
-  kindReadiness,
-  statusFields,
-  writeStatus,
-  type OtherCondition,
-} from './status';
+import { handledReconcile, isFresh, kindReadiness, writeStatus, type OtherCondition } from './status';
 import { summarize, type Summary } from './summary';
 import { saysSuspended, suspend, suspensionOf } from './suspend';
 import type { Intent } from './intent';
 import { createdChildrenOf, sameRecords } from './write-only';
-import type { BlockedResource } from './blocked';
 import { letGo, type ShardLabels } from '../sharding/let-go';
+import { ExternalPhase } from '../external/phase';
+import { ExternalRunner } from '../external/runner';
+import type { ExternalState, ExternalSteps } from '../external/steps';
 
 export type { BlockedResource } from './blocked';
 export { ownedBy } from './intent';
@@ -101,6 +97,11 @@ export interface ReconcilerOptions {
    * asks it to let go (controller/sharding). A resource with the drain label is let go of, not reconciled.
    */
   readonly shard?: ShardLabels;
+  /**
+   * Where the handlers of kinds with external work run (controller/external): in the background, their
+   * resources queued again through `enqueue` when they settle, unless given (a dry run's).
+   */
+  readonly external?: ExternalSteps;
 }
 
 export class Reconciler {
@@ -117,6 +118,7 @@ export class Reconciler {
   private readonly rollouts: Rollouts;
   private readonly enqueue: ReconcilerOptions['enqueue'];
   private readonly shard: ReconcilerOptions['shard'];
+  private readonly external: ExternalPhase;
 
   constructor(options: ReconcilerOptions) {
     const { view, writer, events, log, now = () => new Date(), kindAnnotations = () => undefined } = options;
@@ -134,6 +136,9 @@ export class Reconciler {
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
     this.apply = { view, writer, drift, writeOnly, unseen };
+    const enqueue = options.enqueue ?? (() => undefined);
+    const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue });
+    this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now);
   }
 
   /** Where the kind's rollout of its revision stands (rollout.ts), for the metrics. */
@@ -143,13 +148,7 @@ export class Reconciler {
    * The resources that an object, not ours, of this kind and name blocks (ErrResourceExists): to reconcile
    * again once it goes, or changes (a user may mark it for adoption).
    */
-  blockedBy(
-    type: Parameters<ResourceMemory['blockers']['blockedBy']>[0],
-    namespace: string | undefined,
-    name: string,
-  ): BlockedResource[] {
-    return this.memory.blockers.blockedBy(type, namespace, name);
-  }
+  blockedBy: ResourceMemory['blockers']['blockedBy'] = (...args) => this.memory.blockers.blockedBy(...args);
 
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const key = objectKey(definition, namespace, name);
@@ -171,9 +170,12 @@ export class Reconciler {
     const resource = this.view.get(definition, namespace, name) as CustomResource | undefined;
     // Gone (the garbage collector removes its children through their ownerReferences), or let go of as
     // its ring's leader asked (it moves to another member): forget it.
+    // A member lets go only once no handler of the resource's external work runs (never two at once).
+    if (resource && this.shard && this.external.busy(key)) return { requeueAfterMs: 1_000 };
     if (!resource || (this.shard && (await letGo(this.writer, definition, resource, this.shard, this.log)))) {
       this.memory.forget(key);
       this.rollouts.forget(key);
+      this.external.forget(key);
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
@@ -194,6 +196,9 @@ export class Reconciler {
     const asked = { requested, resumed: saysSuspended(resource) };
     const synthesis = () => this.memory.syntheses.intents(definition, key, resource);
     const { finalizer, terminating, writeOnly } = this.memory;
+    const children = () => synthesis().map((i) => i.child);
+    const outside = await this.external.finalize(definition, resource, children, !!requested, log);
+    if (outside) return outside;
     const finalized = await finalize(finalizer, this.ordered, definition, resource, synthesis, log);
     if (finalized) return finalized;
     const pausedMs = terminating.pausedMs(namespace);
@@ -212,7 +217,8 @@ export class Reconciler {
     const applied = await this.applyPhase(scope);
     if (!('created' in applied)) return applied;
     const { summary, syncWaits } = await this.pruneAndSync(scope, applied);
-    return this.statusPhase(scope, summary, syncWaits);
+    const external = await this.external.step(definition, resource, !!(requested || asked.resumed), log);
+    return this.statusPhase(scope, summary, syncWaits, external);
   }
 
   /** The synthesize phase's end when the construct refuses the spec: said, and not retried. */
@@ -298,6 +304,7 @@ export class Reconciler {
     scope: Scope,
     summary: Summary,
     syncWaits: readonly SyncWait[],
+    external: ExternalState | undefined,
   ): Promise<ReconcileResult> {
     const { key, definition, resource, desired, created } = scope;
     const { troubles } = this.memory;
@@ -308,6 +315,7 @@ export class Reconciler {
       children: desired.map((d) => d.child),
       view: this.kindReads.viewOf(definition),
       ...(waiting ? { waiting: { ready: false, reason: 'Waiting', message: waiting } } : {}),
+      ...(external?.observed !== undefined ? { observed: external.observed } : {}),
     };
     const namespace = resource.metadata.namespace;
     const decision = decide(summary, {
@@ -320,7 +328,7 @@ export class Reconciler {
         // Held back by a rollout, its children run the older revision: what they are is what is Ready.
         troubles.explain(
           key,
-          kindReadiness(definition, context, syncWaits, scope.held ? [] : desired, namespace),
+          kindReadiness(definition, context, syncWaits, scope.held ? [] : desired, namespace, external),
         ),
     });
     const { gate } = scope;
@@ -346,6 +354,7 @@ export class Reconciler {
       result.requeueAfterMs ?? Infinity,
       troubles.dueInMs(key) ?? Infinity,
       gate.held ? HELD_RECHECK_MS : Infinity,
+      external?.afterMs ?? Infinity,
     );
     return due === Infinity ? result : { requeueAfterMs: due };
   }
@@ -379,22 +388,5 @@ export class Reconciler {
     }
     if (decision.next === 'recheck') return { requeueAfterMs: this.memory.recheck.afterMs(key, resource) };
     return { requeueAfterMs: decision.next.afterMs };
-  }
-
-  /**
-   * Says on a resource why it is not reconciled when its kind cannot be (a cache it needs is refused: a
-   * missing CRD, a forbidden list): Ready=False, reason Unavailable, the rest of its status as it was.
-   * Nothing else is written: no children, whose state the controller cannot see.
-   */
-  async reportUnavailable(
-    definition: Kind,
-    namespace: string | undefined,
-    name: string,
-    message: string,
-  ): Promise<void> {
-    const resource = this.view.get(definition, namespace, name) as CustomResource | undefined;
-    if (!resource || resource.metadata.deletionTimestamp) return;
-    const readiness = { ready: false, reason: 'Unavailable', message: `not reconciled: ${message}` };
-    await writeStatus(this.writer, definition, resource, statusFields(resource), readiness, this.now());
   }
 }

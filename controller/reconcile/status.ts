@@ -110,11 +110,35 @@ export function kindReadiness(
   syncWaits: readonly SyncWait[],
   desired: readonly Intent[],
   namespace: string | undefined,
+  external?: { readonly readiness: Readiness },
 ): Readiness {
-  const readiness = syncWaits.length > 0 ? waitReadiness(syncWaits) : definition.ready(context);
-  return readiness.ready
-    ? (notYetCurrent(desired, kitView(context.view), namespace) ?? readiness)
-    : readiness;
+  if (syncWaits.length > 0) return waitReadiness(syncWaits);
+  const readiness = definition.ready(context);
+  if (!readiness.ready) return readiness;
+  const children = notYetCurrent(desired, kitView(context.view), namespace);
+  if (children) return children;
+  // Ready only once the external object is too; a kind with no children is Ready in its words.
+  if (external && (!external.readiness.ready || desired.length === 0)) return external.readiness;
+  return readiness;
+}
+
+/**
+ * Says on a resource why it is not reconciled when its kind cannot be (a cache it needs is refused: a
+ * missing CRD, a forbidden list): Ready=False, reason Unavailable, the rest of its status as it was.
+ * Nothing else is written: no children, whose state the controller cannot see.
+ */
+export async function reportUnavailable(
+  view: ClusterView,
+  writer: Pick<Writer, 'applyStatus'>,
+  definition: Kind,
+  namespace: string | undefined,
+  name: string,
+  message: string,
+): Promise<void> {
+  const resource = view.get(definition, namespace, name) as CustomResource | undefined;
+  if (!resource || resource.metadata.deletionTimestamp) return;
+  const readiness = { ready: false, reason: 'Unavailable', message: `not reconciled: ${message}` };
+  await writeStatus(writer, definition, resource, statusFields(resource), readiness, new Date());
 }
 
 /** The kind's own fields of a resource's status as it is: all but `observedGeneration` and `conditions`. */

@@ -36,6 +36,8 @@ import type { Logger } from '../log';
 import type { Metrics } from './metrics';
 import { WorkQueue, runWorkers } from './queue';
 import { Reconciler } from '../reconcile/reconciler';
+import { reportUnavailable } from '../reconcile/status';
+import { ExternalRunner } from '../external/runner';
 import { BUCKET_LABEL, type HashRanges } from '../sharding/ring';
 
 /**
@@ -81,6 +83,9 @@ export class Manager implements ClusterView {
   private readonly events: EventRecorder;
   /** Ends every watch as dead when the API server stops answering (see ConnectionProbe). */
   private readonly probe: ConnectionProbe;
+  /** The handlers of kinds with external work, run beside the reconciles (controller/external); the writer. */
+  readonly external: ExternalRunner;
+  private readonly writer: KubeWriter;
 
   constructor(
     client: KubeClient,
@@ -96,7 +101,7 @@ export class Manager implements ClusterView {
       kinds.kinds.map((k) => k.kind),
       options.workers,
     );
-    const writer = new KubeWriter(client, options.fieldManager);
+    const writer = (this.writer = new KubeWriter(client, options.fieldManager));
     this.probe = new ConnectionProbe(
       client,
       {
@@ -115,6 +120,9 @@ export class Manager implements ClusterView {
     );
     // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
     this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
+    const enqueue = (kind: Kind, ns: string | undefined, name: string) =>
+      this.queue.add(objectKey(kind, ns, name));
+    this.external = new ExternalRunner({ reader: writer, enqueue });
     this.reconciler = new Reconciler({
       view: this,
       writer,
@@ -127,7 +135,8 @@ export class Manager implements ClusterView {
       ...(options.shardedWatch ? { bucketLabel: BUCKET_LABEL } : {}),
       shard: options.shard,
       busy: () => this.queue.length > 0,
-      enqueue: (definition, namespace, name) => this.queue.add(objectKey(definition, namespace, name)),
+      enqueue,
+      external: this.external,
     });
     const revised = kinds.kinds.filter((k) => k.revision !== undefined);
     if (revised.length > 0) {
@@ -195,7 +204,7 @@ export class Manager implements ClusterView {
 
   /** Retries now every informer of the resource a CRD defines (its name is `plural.group`). */
   private wake(crd: KubeObject): void {
-    for (const informer of this.all()) {
+    for (const informer of this.caches.all()) {
       if (informer.resourceName === crd.metadata.name) informer.retryNow();
     }
   }
@@ -260,18 +269,14 @@ export class Manager implements ClusterView {
     return this.caches.exists(type, namespace, name);
   }
 
-  private all(): Informer[] {
-    return this.caches.all();
-  }
-
   /** The caches and the CRD watch. */
   private everyInformer(): Informer[] {
-    return [...this.all(), ...(this.crds ? [this.crds] : [])];
+    return [...this.caches.all(), ...(this.crds ? [this.crds] : [])];
   }
 
   /** Starts every watch; the caches fill whether or not this replica leads, so a takeover is quick. */
   start(): void {
-    for (const informer of this.all()) informer.start();
+    for (const informer of this.caches.all()) informer.start();
     this.crds?.start();
     this.probe.start();
   }
@@ -342,7 +347,7 @@ export class Manager implements ClusterView {
           // each resource it can read.
           if (state?.state !== 'ready') {
             if (state?.state === 'unavailable' && this.caches.of(definition).every((i) => i.hasSynced())) {
-              await this.reconciler.reportUnavailable(definition, namespace, name, state.message ?? '');
+              await reportUnavailable(this, this.writer, definition, namespace, name, state.message ?? '');
             }
             return {};
           }

@@ -329,9 +329,11 @@ export async function runController(
   // that loses it while it waits on a requested stop stops waiting then.
   const boundMs = stopping.failed ? 0 : settings.shutdownMs;
   const deadline = Date.now() + boundMs;
+  // External handlers in flight finish within the same bound, then are aborted (controller/external).
+  const handlers = manager.external.stop(boundMs);
   if (
     working &&
-    (await withTimeout(working, boundMs, stopping.leaseLost)) === 'timeout' &&
+    (await withTimeout(Promise.all([working, handlers]), boundMs, stopping.leaseLost)) === 'timeout' &&
     !stopping.failed
   ) {
     if (stopping.leaseLost.aborted) log.warn('lost a lease while stopping: in-flight reconciles abandoned');
