@@ -84,8 +84,9 @@ export class InMemoryCluster extends InMemoryObjects {
   }
 
   /**
-   * Reconciles a resource as the controller would until it settles: again each time an external handler
-   * it started has settled (which queues the resource), at most `rounds` times. Returns the last result.
+   * Reconciles a resource as the controller would until it settles: again while a reconcile writes (its
+   * watch events would bring the next) or starts an external handler (whose end queues the resource; it
+   * is waited for), at most `rounds` times. Returns the last result.
    */
   async converge(
     kind: Kind,
@@ -95,8 +96,10 @@ export class InMemoryCluster extends InMemoryObjects {
   ): Promise<ReconcileResult> {
     let result: ReconcileResult = {};
     for (let round = 0; round < rounds; round++) {
+      const written = this.writes.length;
       result = await this.reconcile(kind, namespace, name);
-      if (!this.external.busy(objectKey(kind, kind.namespaced ? namespace : undefined, name))) return result;
+      const busy = this.external.busy(objectKey(kind, kind.namespaced ? namespace : undefined, name));
+      if (!busy && this.writes.length === written) return result;
       await this.external.idle();
     }
     return result;

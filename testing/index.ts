@@ -9,4 +9,5 @@ export { AdmissionError } from './api-server';
 export type { ReconcileResult } from '../controller/reconcile/reconciler';
 /** One field an `AdmissionError` names, in the API server's words. */
 export type { FieldError } from '../constructs/kit/validate';
+export { FakeProvider, ProviderError, type CallOptions, type ProviderCall } from './fake-provider';
 export { checkConversions, type ConversionCheck, type ConversionCheckOptions } from './conversions';

@@ -5,6 +5,7 @@
  * manifests and the tests take a list of such kinds and name none. What the options are is in kind.ts,
  * their checks in kind-checks.ts, the CRD made of them in kind-crd.ts.
  */
+import { Construct } from 'constructs';
 import { isApiKind } from './api-kind';
 import { childrenReadiness } from './child-readiness';
 import { externalWork } from './external';
@@ -39,7 +40,7 @@ export function defineKind<
   if (problems.length > 0) throw new KindDefinitionError(String(options?.kind ?? '<no kind>'), problems);
   const [group, version] = options.apiVersion.split('/');
   const crd = crdOf(options as unknown as KindOptions<unknown, object>, group, version);
-  const Ctor = options.construct;
+  const Ctor = options.construct ?? Construct;
   const versions = (options.versions ?? []) as readonly KindVersion[];
   const converter = new Converter(group, options.kind, version, versions);
   const specSchema = options.schema.spec;

@@ -73,7 +73,10 @@ export function problemsOf(o: KindOptions<unknown, object>): string[] {
         `rollout.${field} ${value} must be an integer of at least ${min}`,
       );
   }
-  need(typeof o.construct === 'function', 'construct is missing: give the construct class');
+  need(
+    typeof o.construct === 'function' || (o.construct === undefined && o.children?.length === 0),
+    'construct is missing: give the construct class',
+  );
   if (!o.schema) {
     problems.push('schema is missing: give at least schema.description and schema.spec');
   } else {

@@ -134,8 +134,11 @@ export interface KindOptions<
    */
   readonly maxNameLength?: number;
   readonly schema: KindSchema;
-  /** The construct that synthesizes a resource's children. */
-  readonly construct: KindConstruct<Spec>;
+  /**
+   * The construct that synthesizes a resource's children.
+   * @default - none, for a kind with no children (`children: []`): its resources render nothing
+   */
+  readonly construct?: KindConstruct<Spec>;
   /**
    * Every kind of object the construct may produce: what pruning lists, the controller watches and RBAC
    * grants; empty for a kind whose work is all outside Kubernetes (`external`), which then costs no child

@@ -38,8 +38,7 @@ export class Limiter {
 
   private next(): void {
     if (this.timer || this.running >= this.concurrency || this.waiting.length === 0) return;
-    const spacingMs = this.ratePerSecond ? 1000 / this.ratePerSecond : 0;
-    const dueInMs = this.lastStart + spacingMs - this.now();
+    const dueInMs = this.ratePerSecond ? this.lastStart + 1000 / this.ratePerSecond - this.now() : 0;
     if (dueInMs > 0) {
       this.timer = setTimeout(() => {
         this.timer = undefined;

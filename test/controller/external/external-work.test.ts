@@ -1,0 +1,328 @@
+/**
+ * A kind's external work as the controller runs it (controller/external), on the in-memory cluster with a
+ * fake provider: observe, then apply only when what was observed differs; never a handler inside a
+ * reconcile; the object's drift repaired at the observe interval and at once on a reconcile now; failures
+ * said in the kind's words and retried with a backoff; Secrets read by name, never shown; a deletion held
+ * until the object is deleted (or retained); bounded concurrency, one handler at a time per resource.
+ */
+import {
+  EXTERNAL_FINALIZER,
+  ExternalError,
+  OBSERVE_INTERVAL_ANNOTATION,
+  REQUESTED_AT_ANNOTATION,
+  SECRET,
+  type KubeObject,
+} from '../../../constructs';
+import { createLogger } from '../../../controller/log';
+import { RETRY_FIRST_MS } from '../../../controller/external/runner';
+import { FakeProvider, InMemoryCluster } from '../../../testing';
+import { dnsRecordKind, type ProviderRecord } from '../../fixtures/kinds/dns-record';
+
+const TOKEN = 'tok-3f9a1c77e2';
+const FQDN = 'www.example.com';
+let provider: FakeProvider<ProviderRecord>;
+let kind: ReturnType<typeof dnsRecordKind>;
+let cluster: InMemoryCluster;
+
+function setUp(overrides: Parameters<typeof dnsRecordKind>[1] = {}) {
+  provider = new FakeProvider<ProviderRecord>();
+  provider.token = TOKEN;
+  kind = dnsRecordKind(provider, overrides);
+  cluster = new InMemoryCluster([kind]);
+  cluster.clock = Date.parse('2026-11-28T08:00:00Z');
+}
+beforeEach(() => setUp());
+afterEach(() => cluster.external.stop(0));
+
+const tokenSecret = (token = TOKEN, name = 'dns-provider'): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: 'default' },
+  data: { token: Buffer.from(token).toString('base64') },
+});
+const putRecord = (name = 'www', spec: object = {}) =>
+  cluster.putResource(kind, name, { zone: 'example.com', name, values: ['192.0.2.1'], ...spec }, 'default');
+const converge = (name = 'www') => cluster.converge(kind, 'default', name);
+const ready = (name = 'www') => cluster.ready(kind, 'default', name);
+const status = (name = 'www') => cluster.any(kind, 'default', name)?.status as { serial?: number };
+const annotate = (annotations: Record<string, string>, name = 'www') =>
+  cluster.patch(kind, 'default', name, { metadata: { annotations } });
+
+describe('a new resource', () => {
+  it('is observed, created, observed again, and Ready with what the provider says in its status', async () => {
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    await converge();
+    expect(provider.calls.map((c) => `${c.op} ${c.id}`)).toEqual([
+      `get ${FQDN}`,
+      `put ${FQDN}`,
+      `get ${FQDN}`,
+    ]);
+    expect(provider.objects.get(FQDN)).toEqual({ type: 'A', ttl: 300, values: ['192.0.2.1'], serial: 1 });
+    expect(ready()).toMatchObject({
+      status: 'True',
+      reason: 'Ready',
+      message: `DNS record ${FQDN} is as the spec wants`,
+    });
+    expect(status().serial).toBe(1);
+    expect(cluster.any(kind, 'default', 'www')?.metadata.finalizers).toEqual([EXTERNAL_FINALIZER]);
+  });
+
+  it('says it is being created while the provider works, and the reconcile does not wait for it', async () => {
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    await cluster.reconcile(kind, 'default', 'www'); // the finalizer
+    provider.latencyMs = 60_000;
+    await cluster.reconcile(kind, 'default', 'www');
+    // The observe was sent and has not answered: the reconcile is over all the same.
+    expect(provider.calls).toHaveLength(1);
+    expect(ready()).toMatchObject({ status: 'False', reason: 'Observing' });
+  });
+});
+
+describe('a resource whose object is as the spec wants', () => {
+  beforeEach(async () => {
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    await converge();
+    provider.calls.length = 0;
+  });
+
+  it('makes no call until its observe interval has passed, then only an observe', async () => {
+    const { requeueAfterMs } = await converge();
+    expect(provider.calls).toEqual([]);
+    expect(requeueAfterMs).toBeGreaterThan(55_000);
+    expect(requeueAfterMs).toBeLessThanOrEqual(60_000);
+    cluster.clock += 60_000;
+    await converge();
+    expect(provider.calls.map((c) => c.op)).toEqual(['get']);
+  });
+
+  it('has its drift repaired at the next observe, and at once on a reconcile now', async () => {
+    provider.change(FQDN, { type: 'A', ttl: 300, values: ['198.51.100.7'], serial: 9 });
+    await converge();
+    expect(provider.writes).toEqual([]); // not observed again yet
+    annotate({ [REQUESTED_AT_ANNOTATION]: '2026-11-28T08:00:05Z' });
+    await converge();
+    expect(provider.writes.map((c) => c.op)).toEqual(['put']);
+    expect(provider.objects.get(FQDN)?.values).toEqual(['192.0.2.1']);
+    expect(ready()).toMatchObject({ status: 'True' });
+  });
+
+  it('is created again when it was lost out of band, within the interval its annotation sets', async () => {
+    annotate({ [OBSERVE_INTERVAL_ANNOTATION]: '10s' });
+    provider.lose(FQDN);
+    cluster.clock += 10_000;
+    await converge();
+    expect(provider.writes.map((c) => c.op)).toEqual(['put']);
+    expect(provider.objects.has(FQDN)).toBe(true);
+  });
+
+  it('is updated when its spec changes, saying what differs meanwhile', async () => {
+    cluster.setSpec(kind, 'default', 'www', {
+      zone: 'example.com',
+      name: 'www',
+      values: ['192.0.2.1'],
+      ttl: 600,
+    });
+    await cluster.reconcile(kind, 'default', 'www'); // observes for the new spec
+    await cluster.external.idle();
+    await cluster.reconcile(kind, 'default', 'www'); // finds the ttl differs, applies
+    expect(ready()).toMatchObject({
+      status: 'False',
+      reason: 'Updating',
+      message: `updating DNS record ${FQDN}: ttl: 300 -> 600`,
+    });
+    await converge();
+    expect(provider.objects.get(FQDN)?.ttl).toBe(600);
+    expect(ready()).toMatchObject({ status: 'True' });
+  });
+});
+
+describe('failures', () => {
+  it('an outage: Ready=False in the kind’s words, retried within 5 s, Ready again once the provider answers', async () => {
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    provider.down();
+    const { requeueAfterMs } = await converge();
+    expect(ready()).toMatchObject({
+      status: 'False',
+      reason: 'ProviderUnreachable',
+      message: 'the provider does not answer',
+    });
+    expect(requeueAfterMs).toBeGreaterThan(0);
+    expect(requeueAfterMs).toBeLessThanOrEqual(RETRY_FIRST_MS);
+    provider.up();
+    await converge(); // the backoff has not ended: no call
+    expect(provider.objects.size).toBe(0);
+    cluster.clock += RETRY_FIRST_MS;
+    await converge();
+    expect(ready()).toMatchObject({ status: 'True' });
+  });
+
+  it('backs off doubling, to 2 minutes at most', async () => {
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    provider.down();
+    const waits: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const { requeueAfterMs = 0 } = await converge();
+      waits.push(requeueAfterMs);
+      cluster.clock += requeueAfterMs;
+    }
+    expect(waits[1]).toBeGreaterThan(waits[0] * 0.9 - 1);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(120_000);
+    expect(waits[7]).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it('a handler that says when to look again is looked at again then', async () => {
+    setUp({
+      observe: () => Promise.reject(new ExternalError('RateLimited', 'slow down', { retryAfterSeconds: 42 })),
+    });
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    const { requeueAfterMs } = await converge();
+    expect(requeueAfterMs).toBe(42_000);
+    expect(ready()).toMatchObject({ status: 'False', reason: 'RateLimited', message: 'slow down' });
+  });
+
+  it('once one resource’s handler succeeds again, the others that failed the same way retry at once', async () => {
+    cluster.put(SECRET, tokenSecret());
+    putRecord('www');
+    putRecord('api');
+    provider.down();
+    // api fails four times in a row: its backoff is 20 s at least; www fails once: 5 s at most.
+    for (let i = 0; i < 3; i++) cluster.clock += (await converge('api')).requeueAfterMs ?? 0;
+    expect((await converge('api')).requeueAfterMs).toBeGreaterThanOrEqual(20_000);
+    await converge('www');
+    provider.up();
+    cluster.clock += RETRY_FIRST_MS;
+    await converge('www');
+    expect(ready('www')).toMatchObject({ status: 'True' });
+    const calls = provider.calls.length;
+    await converge('api');
+    expect(provider.calls.length).toBeGreaterThan(calls);
+    expect(ready('api')).toMatchObject({ status: 'True' });
+  });
+
+  it('a missing Secret or key: Ready=False naming it, and Ready once it is there', async () => {
+    putRecord();
+    await converge();
+    expect(ready()).toMatchObject({
+      status: 'False',
+      reason: 'MissingSecret',
+      message: 'Secret default/dns-provider does not exist',
+    });
+    cluster.put(SECRET, { ...tokenSecret(), data: {} });
+    annotate({ [REQUESTED_AT_ANNOTATION]: '1' });
+    await converge();
+    cluster.clock += 1_000; // a new message for the same reason is written after a moment (progress)
+    await converge();
+    expect(ready()).toMatchObject({ message: 'Secret default/dns-provider has no key token' });
+    cluster.remove(SECRET, 'default', 'dns-provider');
+    cluster.put(SECRET, tokenSecret());
+    annotate({ [REQUESTED_AT_ANNOTATION]: '2' });
+    await converge();
+    expect(ready()).toMatchObject({ status: 'True' });
+  });
+
+  it('never shows a secret value: in the condition, the events or the log', async () => {
+    setUp({
+      observe: (_d, { secrets }) => Promise.reject(new Error(`token ${secrets.provider.token} was refused`)),
+    });
+    const lines: string[] = [];
+    cluster.log = createLogger({ write: (line) => lines.push(line), level: 'debug' });
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    await converge();
+    expect(ready()).toMatchObject({
+      status: 'False',
+      reason: 'ExternalError',
+      message: 'token *** was refused',
+    });
+    const said = JSON.stringify([cluster.any(kind, 'default', 'www'), cluster.events, lines]);
+    expect(lines.some((l) => l.includes('was refused'))).toBe(true);
+    expect(said).not.toContain(TOKEN);
+  });
+
+  it('a handler that outlasts its timeout is aborted and said to have timed out', async () => {
+    setUp({ timeoutSeconds: 0.05 });
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    provider.latencyMs = 5_000;
+    await converge();
+    expect(ready()).toMatchObject({
+      status: 'False',
+      reason: 'Timeout',
+      message: 'observe did not finish within 0.05 s',
+    });
+  });
+});
+
+describe('deletion', () => {
+  beforeEach(async () => {
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    await converge();
+    provider.calls.length = 0;
+  });
+
+  it('deletes the object, then releases the finalizer: the resource goes', async () => {
+    cluster.remove(kind, 'default', 'www');
+    await converge();
+    expect(provider.writes.map((c) => c.op)).toEqual(['delete']);
+    expect(provider.objects.size).toBe(0);
+    expect(cluster.any(kind, 'default', 'www')).toBeUndefined();
+  });
+
+  it('is held while the provider is down, saying so, and never applies', async () => {
+    provider.change(FQDN, { type: 'A', ttl: 1, values: ['x'], serial: 5 }); // drifted: a live one would apply
+    provider.down();
+    cluster.remove(kind, 'default', 'www');
+    await converge();
+    expect(cluster.any(kind, 'default', 'www')?.metadata.deletionTimestamp).toBeDefined();
+    expect(ready()).toMatchObject({ status: 'False', reason: 'ProviderUnreachable' });
+    provider.up();
+    cluster.clock += RETRY_FIRST_MS;
+    await converge();
+    expect(provider.calls.filter((c) => c.op === 'put')).toEqual([]);
+    expect(cluster.any(kind, 'default', 'www')).toBeUndefined();
+  });
+
+  it('leaves the object where the kind retains it', async () => {
+    setUp({ retain: () => true });
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    await converge();
+    provider.calls.length = 0;
+    cluster.remove(kind, 'default', 'www');
+    await converge();
+    expect(provider.calls).toEqual([]);
+    expect(provider.objects.has(FQDN)).toBe(true);
+    expect(cluster.any(kind, 'default', 'www')).toBeUndefined();
+  });
+});
+
+describe('bounds', () => {
+  it('runs at most the kind’s concurrency of handlers at once', async () => {
+    setUp({ concurrency: 2 });
+    cluster.put(SECRET, tokenSecret());
+    provider.latencyMs = 20;
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (const name of names) putRecord(name);
+    await Promise.all(names.map((name) => converge(name)));
+    expect(provider.maxInFlight).toBe(2);
+    for (const name of names) expect(ready(name)).toMatchObject({ status: 'True' });
+  });
+
+  it('runs one handler at a time per resource, however often it is reconciled', async () => {
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    await cluster.reconcile(kind, 'default', 'www'); // the finalizer
+    provider.latencyMs = 30;
+    for (let i = 0; i < 5; i++) await cluster.reconcile(kind, 'default', 'www');
+    expect(provider.calls).toHaveLength(1);
+    await cluster.external.idle();
+    expect(provider.maxInFlight).toBe(1);
+  });
+});

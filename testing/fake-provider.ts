@@ -1,0 +1,135 @@
+/**
+ * A fake external system for the unit tests of a kind with external work (`cdk8s-reconstruct/testing`):
+ * objects by id, each call recorded, with what a real provider does to a controller: latency (that an
+ * AbortSignal cuts short), failures, an outage, an object changed or lost out of band, and how many calls
+ * ran at once. A kind under test takes it where it would take its real client:
+ *
+ * ```ts
+ * const provider = new FakeProvider<DnsRecord>();
+ * const kind = dnsRecordKind(provider); // the kind's handlers call provider.get/put/delete
+ * provider.latencyMs = 50;
+ * provider.down();                      // every call fails, as a refused connection
+ * ```
+ */
+
+/** One call the handlers made. */
+export interface ProviderCall {
+  readonly op: 'get' | 'put' | 'delete';
+  readonly id: string;
+  /** What a put sent. */
+  readonly value?: unknown;
+}
+
+/** What a call takes besides the object: the handler's signal, the credential it presents. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Compared with `token` when the provider has one: another is refused (401). */
+  readonly token?: string;
+}
+
+/** A refusal or failure of the fake provider, with an HTTP-like status. */
+export class ProviderError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export class FakeProvider<T = unknown> {
+  /** The objects, by id, as the provider has them. */
+  readonly objects = new Map<string, T>();
+  /** Every call, in order. */
+  readonly calls: ProviderCall[] = [];
+  /** How long each call takes. */
+  latencyMs = 0;
+  /** The credential calls must present, when set. */
+  token?: string;
+  /** The most calls that ran at once so far. */
+  maxInFlight = 0;
+  private inFlight = 0;
+  private outage?: Error;
+  private readonly failures: { op?: ProviderCall['op']; error: Error; times: number }[] = [];
+
+  /** The calls that changed something (put, delete). */
+  get writes(): ProviderCall[] {
+    return this.calls.filter((c) => c.op !== 'get');
+  }
+
+  /** Makes the next `times` calls (of `op`, or any) fail with `error`. */
+  fail(error: Error, options: { op?: ProviderCall['op']; times?: number } = {}): void {
+    this.failures.push({ op: options.op, error, times: options.times ?? 1 });
+  }
+
+  /** Every call fails (`error`: a refused connection by default) until `up`. */
+  down(error: Error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })): void {
+    this.outage = error;
+  }
+
+  up(): void {
+    this.outage = undefined;
+  }
+
+  /** Changes an object out of band, as someone with the provider's console would (no call recorded). */
+  change(id: string, value: T): void {
+    this.objects.set(id, value);
+  }
+
+  /** Deletes an object out of band (no call recorded). */
+  lose(id: string): void {
+    this.objects.delete(id);
+  }
+
+  get(id: string, options: CallOptions = {}): Promise<T | undefined> {
+    return this.call({ op: 'get', id }, options, () => structuredClone(this.objects.get(id)));
+  }
+
+  put(id: string, value: T, options: CallOptions = {}): Promise<void> {
+    return this.call({ op: 'put', id, value }, options, () => {
+      this.objects.set(id, structuredClone(value));
+    });
+  }
+
+  delete(id: string, options: CallOptions = {}): Promise<void> {
+    return this.call({ op: 'delete', id }, options, () => {
+      if (!this.objects.delete(id)) throw new ProviderError(404, `${id} not found`);
+    });
+  }
+
+  private async call<R>(call: ProviderCall, { signal, token }: CallOptions, answer: () => R): Promise<R> {
+    this.calls.push(call);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      if (this.latencyMs > 0) await sleep(this.latencyMs, signal);
+      signal?.throwIfAborted();
+      if (this.outage) throw this.outage;
+      const failure = this.failures.find((f) => f.times > 0 && (f.op === undefined || f.op === call.op));
+      if (failure) {
+        failure.times--;
+        throw failure.error;
+      }
+      if (this.token !== undefined && token !== this.token) throw new ProviderError(401, 'invalid token');
+      return answer();
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener('abort', aborted);
+      resolve();
+    }
+    function aborted() {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    }
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
+}
