@@ -29,7 +29,7 @@ export interface WantedUser extends UserAccount {
   readonly grants: readonly Grant[];
 }
 
-/** A user as the server has it. */
+/** A user as the server has it (`name` and `host` as asked: the server keeps `host` in lower case). */
 export interface ObservedUser extends UserAccount {
   /** Sorted by database; see ObservedGrant. */
   readonly grants: readonly ObservedGrant[];
@@ -59,15 +59,11 @@ async function readUser(
   user: UserAccount,
   password?: string,
 ): Promise<ObservedUser | undefined> {
-  const [row] = await session.rows('SELECT * FROM mysql.user WHERE User = ? AND Host = ?', [
-    user.name,
-    user.host,
-  ]);
+  // The server keeps a host in lower case (host names know no case) and looks it up so.
+  const key = [user.name, user.host.toLowerCase()];
+  const [row] = await session.rows('SELECT * FROM mysql.user WHERE User = ? AND Host = ?', key);
   if (!row) return undefined;
-  const dbRows = await session.rows('SELECT * FROM mysql.db WHERE User = ? AND Host = ?', [
-    user.name,
-    user.host,
-  ]);
+  const dbRows = await session.rows('SELECT * FROM mysql.db WHERE User = ? AND Host = ?', key);
   const observed = { name: user.name, host: user.host, grants: observedGrants(dbRows, row) };
   if (password === undefined) return observed;
   return { ...observed, passwordMatches: storedHashMatches(row, password) };

@@ -246,6 +246,24 @@ describe('users', () => {
     await dropUser(server, { name: 'app', host: '%' });
   });
 
+  it('finds a user whatever the case of its host (the server keeps it in lower case)', async () => {
+    const user = { name: 'app', host: 'Clients.Example', password, grants: [] };
+    try {
+      expect(await applyUser(server, user)).toEqual({
+        name: 'app',
+        host: 'Clients.Example',
+        grants: [],
+        passwordMatches: true,
+      });
+      expect(await observeUser(server, { name: 'app', host: 'clients.example' })).toMatchObject({
+        grants: [],
+      });
+    } finally {
+      await dropUser(server, user);
+    }
+    expect(await observeUser(server, user)).toBeUndefined();
+  });
+
   it('waits, changing nothing, while a database it grants on does not exist', async () => {
     const error = await rejection(
       applyUser(server, {
