@@ -4,6 +4,8 @@ import { databaseManagerKind } from './database-manager';
 import type { Kind } from './kit';
 import { memcachedKind } from './memcached';
 import { mysqlClusterKind } from './mysql-cluster';
+import { mysqlDatabaseKind } from './mysql-database';
+import { mysqlUserKind } from './mysql-user';
 import { nodePoolKind } from './node-pool';
 
 export const builtinKinds: readonly Kind[] = [
@@ -12,4 +14,6 @@ export const builtinKinds: readonly Kind[] = [
   databaseManagerKind,
   balancerKind,
   mysqlClusterKind,
+  mysqlDatabaseKind,
+  mysqlUserKind,
 ];

@@ -5,4 +5,6 @@ export * from './builtin';
 export * from './database-manager';
 export * from './memcached';
 export * from './mysql-cluster';
+export * from './mysql-database';
+export * from './mysql-user';
 export * from './node-pool';

@@ -53,7 +53,10 @@ describe('reconstruct synth', () => {
       `${SAMPLES}/mysql-cluster.yaml: Cluster/mysql: left out Secret mysql-root-password: the controller ` +
         'generates /stringData/password when it creates it in the cluster; --include-generated renders one ' +
         'with a fresh value, or name a Secret of your own (key "password") in spec.rootPasswordSecret\n' +
-        `rendered 5 resource(s) into ${out}/\n`,
+        `${SAMPLES}/mysql-user.yaml: MysqlUser/shop-app: left out Secret shop-app-mysql: the controller ` +
+        'generates /stringData/password when it creates it in the cluster; --include-generated renders one ' +
+        'with a fresh value\n' +
+        `rendered 7 resource(s) into ${out}/\n`,
     );
     expect(code).toBe(0);
     expect(readdirSync(out).sort()).toEqual([
@@ -62,6 +65,8 @@ describe('reconstruct synth', () => {
       'cluster.mysql.yaml',
       'databasemanager.example-mysql.yaml',
       'memcached.memcached-sample.yaml',
+      'mysqldatabase.shop.yaml',
+      'mysqluser.shop-app.yaml',
       'nodepool.master.yaml',
     ]);
     const kinds = parseAllDocuments(readFileSync(join(out, 'balancer.balancer-sample.yaml'), 'utf8')).map(

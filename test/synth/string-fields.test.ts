@@ -43,7 +43,10 @@ function valuesFor(index: number, count: number): string[] {
 const readBack = (text: string, version: '1.1' | '1.2') =>
   parseAllDocuments(text, { version }).map((d) => d.toJS() as unknown);
 
-describe.each(builtinKinds.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, kind) => {
+// A kind with no children renders nothing: its strings never reach YAML.
+const rendering = builtinKinds.filter((k) => k.children.length > 0);
+
+describe.each(rendering.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, kind) => {
   const schema = specSchema(kind);
   const fields = stringFields(schema);
 
@@ -60,9 +63,11 @@ describe.each(builtinKinds.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, 
         const resource = withString(base, field, value, schema);
         // The children's own checks are not what this test is about (test/synth/child-validation.test.ts):
         // off, a value they would refuse is written and read back too, in 15 % less time.
+        // Generated values too: a generated Secret's other keys come from the spec.
         const { manifests, problems } = renderResources([resource], {
           kinds: [kind],
           validateChildren: false,
+          includeGenerated: true,
         });
         if (problems.length > 0 || manifests.length === 0) continue; // the schema or the construct refuses it
         exercised.add(field.path.join('.'));
