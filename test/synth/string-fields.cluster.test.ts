@@ -37,7 +37,13 @@ function leaves(value: unknown, wanted: ReadonlySet<string>, path = ''): [string
   return [];
 }
 
-describe.each(builtinKinds.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, kind) => {
+// A kind whose sample renders nothing offline (no children, or only a generated Secret, whose stringData the
+// API server moves into data) sends no string to check here; string-fields.test.ts reads its YAML back.
+const rendering = builtinKinds.filter(
+  (k) => renderResources([sample(k)], { kinds: [k] }).manifests.length > 0,
+);
+
+describe.each(rendering.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, kind) => {
   it('every look-alike string the renderer writes reaches the API server as the same string', () => {
     const wanted = new Set(VALUES);
     let checked = 0;

@@ -98,6 +98,8 @@ describe('reconstruct install', () => {
         'CustomResourceDefinition',
         'CustomResourceDefinition',
         'CustomResourceDefinition',
+        'CustomResourceDefinition',
+        'CustomResourceDefinition',
         'Deployment',
         'Namespace',
         'NetworkPolicy',
