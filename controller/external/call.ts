@@ -42,6 +42,11 @@ export async function callHandler(
 ): Promise<{ value: unknown } | { failure: Failure; running: Promise<void> }> {
   const work = call.definition.external!;
   let values: string[] = [];
+  // Waited for a slot while the controller stopped: not started.
+  if (stop.aborted) {
+    const failure = { reason: 'Stopping', message: `the controller stopped before ${call.action}` };
+    return { failure, running: Promise.resolve() };
+  }
   try {
     const data = await secrets.read(call.definition, call.resource, call.freshSecrets);
     values = SecretReads.values(data);
