@@ -4,7 +4,22 @@
  */
 const common = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  // Transpile only: `npm run lint` type-checks the tests with tsc (tsconfig.json includes test/).
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript' },
+          target: 'es2022',
+          // As tsc emits for target ES2022 (tsconfig.json).
+          transform: { useDefineForClassFields: true },
+        },
+        module: { type: 'commonjs' },
+        sourceMaps: 'inline',
+      },
+    ],
+  },
   roots: ['<rootDir>/test'],
 };
 
