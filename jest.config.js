@@ -4,22 +4,8 @@
  */
 const common = {
   testEnvironment: 'node',
-  // Transpile only: `npm run lint` type-checks the tests with tsc (tsconfig.json includes test/).
-  transform: {
-    '^.+\\.ts$': [
-      '@swc/jest',
-      {
-        jsc: {
-          parser: { syntax: 'typescript' },
-          target: 'es2022',
-          // As tsc emits for target ES2022 (tsconfig.json).
-          transform: { useDefineForClassFields: true },
-        },
-        module: { type: 'commonjs' },
-        sourceMaps: 'inline',
-      },
-    ],
-  },
+  // Transpile only (test/support/swc.js): `npm run lint` type-checks the tests with tsc.
+  transform: { '^.+\\.ts$': ['@swc/jest', { ...require('./test/support/swc'), sourceMaps: 'inline' }] },
   roots: ['<rootDir>/test'],
 };
 
