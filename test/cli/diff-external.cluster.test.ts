@@ -44,7 +44,7 @@ const record = (spec: object = {}) => ({
   spec: { zone: 'example.com', name: 'www', values: ['192.0.2.1'], ...spec },
 });
 const plan = (spec: object = {}): Promise<Plan> =>
-  planChanges(loadClient({}), kind, record(spec) as Parameters<typeof planChanges>[2]);
+  planChanges(loadClient({}), kind, record(spec));
 
 it('observes only: says it would create, update or do nothing, and writes nothing to the provider', async () => {
   const created = await plan();
