@@ -43,8 +43,7 @@ const record = (spec: object = {}) => ({
   metadata: { name: 'www', namespace: ns },
   spec: { zone: 'example.com', name: 'www', values: ['192.0.2.1'], ...spec },
 });
-const plan = (spec: object = {}): Promise<Plan> =>
-  planChanges(loadClient({}), kind, record(spec));
+const plan = (spec: object = {}): Promise<Plan> => planChanges(loadClient({}), kind, record(spec));
 
 it('observes only: says it would create, update or do nothing, and writes nothing to the provider', async () => {
   const created = await plan();
