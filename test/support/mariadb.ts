@@ -19,7 +19,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { sleep } from '../../controller/abortable';
-import type { ServerConnection } from '../../constructs/mysql-users/server';
+import type { ServerConnection } from '../../constructs/mysql-server/server';
 import { freePort } from '../../controller/runtime/server';
 
 /** For beforeAll: installing the data directory and starting take a few seconds, more on a loaded machine. */

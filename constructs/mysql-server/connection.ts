@@ -10,6 +10,9 @@
  * interpolated; a statement that sets a password must not reach a log through one).
  */
 import { createConnection, type Connection, type QueryError } from 'mysql2';
+import { isMysqlServerError, MysqlServerError } from './errors';
+
+export { isMysqlServerError, MysqlServerError, type ServerReason } from './errors';
 
 /** Where the server is and the account that manages it (the Secret `spec.serverSecretRef` names). */
 export interface ServerConnection {
@@ -27,25 +30,6 @@ export interface OperationOptions {
   /** Per statement. @default 30000 */
   readonly statementTimeoutMs?: number;
 }
-
-/** Why the server could not be made to match: the kinds' Ready=False reasons. */
-export type ServerReason = 'ServerUnreachable' | 'AccessDenied' | 'Invalid' | 'Waiting';
-
-/** A failure with its reason; its message holds no password and no SQL text. */
-export class MysqlServerError extends Error {
-  constructor(
-    readonly reason: ServerReason,
-    message: string,
-    /** The driver's or server's code (`ECONNREFUSED`, `ER_ACCESS_DENIED_ERROR`), when there is one. */
-    readonly code?: string,
-  ) {
-    super(message);
-    this.name = 'MysqlServerError';
-  }
-}
-
-export const isMysqlServerError = (error: unknown): error is MysqlServerError =>
-  error instanceof MysqlServerError;
 
 /** Network and server-going-away failures: the server may answer later. */
 const UNREACHABLE = new Set([

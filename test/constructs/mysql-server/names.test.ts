@@ -10,7 +10,7 @@ import {
   InvalidNameError,
   quoteAccount,
   quoteIdentifier,
-} from '../../../constructs/mysql-users/names';
+} from '../../../constructs/mysql-server/names';
 
 describe('quoteIdentifier', () => {
   it.each([

@@ -8,8 +8,8 @@ import {
   observedGrants,
   privilegeOfColumn,
   privilegesOfRow,
-} from '../../../constructs/mysql-users/grants';
-import { InvalidNameError } from '../../../constructs/mysql-users/names';
+} from '../../../constructs/mysql-server/grants';
+import { InvalidNameError } from '../../../constructs/mysql-server/names';
 
 /** The privilege columns of MariaDB 10.11's mysql.db, in its order. */
 const DB_COLUMNS = [

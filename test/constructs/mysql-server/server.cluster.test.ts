@@ -16,8 +16,8 @@ import {
   observeDatabase,
   observeUser,
   type ServerConnection,
-} from '../../../constructs/mysql-users/server';
-import { nativePasswordHash } from '../../../constructs/mysql-users/users';
+} from '../../../constructs/mysql-server/server';
+import { nativePasswordHash } from '../../../constructs/mysql-server/users';
 import { MARIADB_START_TIMEOUT, type MariadbServer, startMariadb } from '../../support/mariadb';
 
 jest.setTimeout(60_000);

@@ -11,14 +11,8 @@
  * - Names are checked before anything is sent (InvalidNameError names the field); no password or SQL
  *   text is in any error.
  */
-export {
-  classifyError,
-  isMysqlServerError,
-  MysqlServerError,
-  type OperationOptions,
-  type ServerConnection,
-  type ServerReason,
-} from './connection';
+export { classifyError, type OperationOptions, type ServerConnection } from './connection';
+export { isMysqlServerError, MysqlServerError, type ServerReason } from './errors';
 export {
   applyDatabase,
   dropDatabase,

@@ -4,7 +4,7 @@ import {
   isDriverError,
   MysqlServerError,
   redact,
-} from '../../../constructs/mysql-users/connection';
+} from '../../../constructs/mysql-server/connection';
 
 /** An error shaped as mysql2 makes them. */
 function driverError(fields: {
