@@ -53,6 +53,12 @@ export interface ExternalSecret<Spec = unknown> {
   readonly keys: readonly string[];
   /** Keys the handlers read when present (`port`, with a default of their own). */
   readonly optionalKeys?: readonly string[];
+  /**
+   * Keys whose values are not secret (a host, a port, a user name): a failure's message may show them.
+   * Every other value of the Secret is masked (`***`) in what a handler's failure says.
+   * @default - none: every value is masked
+   */
+  readonly plainKeys?: readonly string[];
 }
 
 /**
@@ -230,6 +236,9 @@ export function externalProblems(external: unknown, scope: string | undefined): 
       problems.push(`external.secrets.${id}.name must be a Secret's name or a function of the resource`);
     }
     if (!Array.isArray(s.keys)) problems.push(`external.secrets.${id}.keys must list the keys it reads`);
+    if (s.plainKeys !== undefined && !Array.isArray(s.plainKeys)) {
+      problems.push(`external.secrets.${id}.plainKeys must list keys`);
+    }
     if (scope === 'Cluster' && typeof s.namespace !== 'string') {
       problems.push(`external.secrets.${id}.namespace is missing: a cluster-scoped kind must name it`);
     }

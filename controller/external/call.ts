@@ -49,7 +49,7 @@ export async function callHandler(
   }
   try {
     const data = await secrets.read(call.definition, call.resource, call.freshSecrets);
-    values = SecretReads.values(data);
+    values = SecretReads.values(call.definition, data);
     const signal = AbortSignal.any([AbortSignal.timeout(work.timeoutSeconds * 1000), stop]);
     const context = { resource: call.resource, signal, secrets: data, log: call.log };
     const pending =

@@ -75,9 +75,18 @@ export class SecretReads {
     return out;
   }
 
-  /** The values of what `read` handed out for a resource, to mask in what its handlers say. */
-  static values(secrets: Record<string, Record<string, string>>): string[] {
-    return Object.values(secrets).flatMap((data) => Object.values(data));
+  /**
+   * The values of what `read` handed out for a resource, to mask in what its handlers say: all but those
+   * of the keys the kind declares plain (a host, a port), which would mask their every mention.
+   */
+  static values(definition: Kind, secrets: Record<string, Record<string, string>>): string[] {
+    const declared = definition.external?.secrets ?? {};
+    return Object.entries(secrets).flatMap(([id, data]) => {
+      const plain = new Set(declared[id]?.plainKeys ?? []);
+      return Object.entries(data)
+        .filter(([key]) => !plain.has(key))
+        .map(([, value]) => value);
+    });
   }
 
   /**

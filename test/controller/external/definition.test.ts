@@ -43,7 +43,7 @@ describe('defineKind with external work', () => {
   });
 
   it('names each missing handler and bad bound', () => {
-    const broken: object = { desired: () => ({}), concurrency: 0, secrets: { api: { name: 5 } } };
+    const broken: object = { desired: () => ({}), concurrency: 0, secrets: { api: { name: 5, plainKeys: 'host' } } };
     let error: KindDefinitionError | undefined;
     try {
       defineKind({ ...base, children: [], external: broken as KindExternal });
@@ -56,6 +56,7 @@ describe('defineKind with external work', () => {
     expect(error?.message).toContain('external.concurrency must be a positive number (got 0)');
     expect(error?.message).toContain("external.secrets.api.name must be a Secret's name");
     expect(error?.message).toContain('external.secrets.api.keys must list the keys it reads');
+    expect(error?.message).toContain('external.secrets.api.plainKeys must list keys');
   });
 
   it('a cluster-scoped kind must say in which namespace its Secret is', () => {

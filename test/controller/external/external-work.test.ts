@@ -245,6 +245,28 @@ describe('failures', () => {
     expect(said).not.toContain(TOKEN);
   });
 
+  it('shows the values of the keys a kind declares plain (a host), and masks the others', async () => {
+    setUp({
+      secrets: {
+        provider: {
+          name: (r) => r.spec.tokenSecret,
+          keys: ['token', 'endpoint'],
+          plainKeys: ['endpoint'],
+        },
+      },
+      observe: (_d, { secrets }) =>
+        Promise.reject(new Error(`${secrets.provider.endpoint} refused token ${secrets.provider.token}`)),
+    });
+    const secret = tokenSecret();
+    cluster.put(SECRET, {
+      ...secret,
+      data: { ...(secret.data as object), endpoint: btoa('api.example.net') },
+    });
+    putRecord();
+    await converge();
+    expect(ready()).toMatchObject({ status: 'False', message: 'api.example.net refused token ***' });
+  });
+
   it('a handler that outlasts its timeout is aborted and said to have timed out', async () => {
     setUp({ timeoutSeconds: 0.05 });
     cluster.put(SECRET, tokenSecret());
