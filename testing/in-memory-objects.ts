@@ -8,7 +8,7 @@
  * manager (each manager's last applied object is kept and the stored object is their merge, so a field
  * one manager stops applying stays while another applies it, and another actor's update takes the fields
  * it sets from their appliers, and a spec change bumps metadata.generation); create's 409 for a name that
- * exists; delete's uid precondition; the status subresource; admission of a resource by its kind's CRD
+ * exists; a Secret's stringData also in its data, as the API server stores it; delete's uid precondition; the status subresource; admission of a resource by its kind's CRD
  * (putResource, setSpec: schema, defaults and CEL rules, transition rules on an update, with the
  * offline validator); a write-only child kind, which the view refuses to show (the controller has no
  * cache of it); deletion as the API server does it: an object with finalizers gets a
@@ -46,6 +46,17 @@ import { inChildCache, refuseUnread } from './caches';
 import type { Write } from './write';
 
 type Json = Record<string, unknown>;
+
+/**
+ * A Secret with its `stringData` also in `data`, in base64, where the API server stores it (what a handler
+ * reading a generated password finds). `stringData` stays, for the tests that read what was sent.
+ */
+function withStringDataStored(obj: KubeObject): KubeObject {
+  const { stringData, data } = obj as KubeObject & { stringData?: Record<string, string>; data?: object };
+  if (obj.kind !== 'Secret' || obj.apiVersion !== 'v1' || stringData === undefined) return obj;
+  const encoded = Object.entries(stringData).map(([k, v]) => [k, Buffer.from(v).toString('base64')]);
+  return { ...obj, data: { ...data, ...Object.fromEntries(encoded) } };
+}
 
 /** Objects are stored under the controller's objectKey; a cluster-scoped kind ignores the namespace. */
 const key = (type: ApiKind, namespace: string | undefined, name: string) =>
@@ -94,7 +105,7 @@ export class InMemoryObjects implements ClusterView {
   /** Puts an object as another actor would (not recorded as our write); returns it as stored. */
   put(type: ApiKind, obj: KubeObject): KubeObject {
     const s: Stored = {
-      others: structuredClone(obj),
+      others: structuredClone(withStringDataStored(obj)),
       applied: new Map(),
       uid: obj.metadata.uid ?? `uid-${++this.uids}`,
       resourceVersion: '',

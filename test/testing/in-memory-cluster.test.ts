@@ -3,7 +3,7 @@
  * deletionTimestamp) until a write empties them, and what an object owns goes with it (the garbage
  * collector's background propagation). Kind unit tests rely on it to test deletion.
  */
-import { CONFIG_MAP, NAMESPACE, ROLE_BINDING, type KubeObject } from '../../constructs/kit';
+import { CONFIG_MAP, NAMESPACE, ROLE_BINDING, SECRET, type KubeObject } from '../../constructs/kit';
 import { memcachedKind } from '../../constructs';
 import { InMemoryCluster } from '../../testing';
 import { ApiError } from '../../controller/kube/errors';
@@ -115,5 +115,21 @@ describe('the writer on an object being deleted', () => {
       metadata: { resourceVersion: metadata.resourceVersion, labels: { a: 'b' } },
     });
     await expect(stale).rejects.toMatchObject({ status: 409, reason: 'Conflict' });
+  });
+});
+
+describe('a Secret', () => {
+  it('has its stringData in its data, in base64, as the API server stores it', async () => {
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'app', namespace: NS },
+      data: { username: btoa('app') },
+      stringData: { password: 'generated' },
+    };
+    await cluster.writer().create(SECRET, NS, secret);
+    expect(await cluster.writer().read(SECRET, NS, 'app')).toMatchObject({
+      data: { username: btoa('app'), password: btoa('generated') },
+    });
   });
 });
