@@ -106,12 +106,14 @@ export class ExternalRunner implements ExternalSteps {
     const said = verdict(work, resource, desired, observation, deleting);
     const observed = entry.observation?.value;
     const { failure } = entry;
+    // A retained object is gone for its resource whatever its handlers last said: none runs for it again.
+    const gone = said.gone && (!failure || work.retain(resource));
     const state = (afterMs?: number): ExternalState => ({
       readiness: failure
         ? { ready: false, reason: failure.reason, message: failure.message }
         : said.readiness,
       ...(observed !== undefined ? { observed } : {}),
-      ...(said.gone && !failure ? { gone: true } : {}),
+      ...(gone ? { gone: true } : {}),
       ...(afterMs !== undefined ? { afterMs: Math.max(afterMs, 0) } : {}),
     });
     if (said.gone && (!due || work.retain(resource))) return state();

@@ -323,6 +323,18 @@ describe('deletion', () => {
     expect(provider.objects.has(FQDN)).toBe(true);
     expect(cluster.any(kind, 'default', 'www')).toBeUndefined();
   });
+
+  it('lets a retained one go at once even while its handlers fail: nothing outside is touched', async () => {
+    setUp({ retain: () => true });
+    cluster.put(SECRET, tokenSecret());
+    provider.down();
+    putRecord();
+    await converge();
+    expect(ready()).toMatchObject({ status: 'False', reason: 'ProviderUnreachable' });
+    cluster.remove(kind, 'default', 'www');
+    await converge();
+    expect(cluster.any(kind, 'default', 'www')).toBeUndefined();
+  });
 });
 
 describe('bounds', () => {
