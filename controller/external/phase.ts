@@ -19,6 +19,7 @@ import {
 import type { ClusterView } from '../../constructs/kit';
 import { isConflict, isNotFound } from '../kube/errors';
 import type { Writer } from '../kube/writer';
+import type { EventSink } from '../kube/events';
 import type { Logger } from '../log';
 import { statusFields, writeStatus } from '../reconcile/status';
 import type { ExternalState, ExternalSteps } from './steps';
@@ -32,7 +33,14 @@ export class ExternalPhase {
     private readonly writer: Writer,
     private readonly view: (definition: Kind) => ClusterView,
     private readonly now: () => Date,
+    private readonly events: EventSink,
   ) {}
+
+  /** The events of what the handlers did since the last step (made, changed, deleted, a new failure). */
+  private announce(resource: CustomResource, state: ExternalState): ExternalState {
+    for (const e of state.events ?? []) this.events.emit(resource, e.type, e.reason, e.message);
+    return state;
+  }
 
   /**
    * The finalizer added, or a deletion held or released. Undefined when the reconcile goes on (a resource
@@ -56,7 +64,10 @@ export class ExternalPhase {
       return {}; // The finalizer's update brings the resource back.
     }
     if (!holds) return undefined;
-    const state = await this.steps.step(definition, resource, { deleting: true, now: asked }, log);
+    const state = this.announce(
+      resource,
+      await this.steps.step(definition, resource, { deleting: true, now: asked }, log),
+    );
     try {
       if (state.gone) {
         await this.writer.mergePatch(definition, namespace, name, {
@@ -93,7 +104,8 @@ export class ExternalPhase {
     log: Logger,
   ): Promise<ExternalState | undefined> {
     if (!definition.external) return undefined;
-    return this.steps.step(definition, resource, { deleting: false, now: asked }, log);
+    const state = await this.steps.step(definition, resource, { deleting: false, now: asked }, log);
+    return this.announce(resource, state);
   }
 
   /** The kind's status fields of a resource held for its object (its `status()` with the observation). */

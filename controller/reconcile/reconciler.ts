@@ -138,7 +138,7 @@ export class Reconciler {
     this.apply = { view, writer, drift, writeOnly, unseen };
     const enqueue = options.enqueue ?? (() => undefined);
     const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue });
-    this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now);
+    this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now, events);
   }
 
   /** Where the kind's rollout of its revision stands (rollout.ts), for the metrics. */

@@ -43,7 +43,11 @@ describe('defineKind with external work', () => {
   });
 
   it('names each missing handler and bad bound', () => {
-    const broken: object = { desired: () => ({}), concurrency: 0, secrets: { api: { name: 5, plainKeys: 'host' } } };
+    const broken: object = {
+      desired: () => ({}),
+      concurrency: 0,
+      secrets: { api: { name: 5, plainKeys: 'host' } },
+    };
     let error: KindDefinitionError | undefined;
     try {
       defineKind({ ...base, children: [], external: broken as KindExternal });
