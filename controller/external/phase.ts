@@ -9,23 +9,15 @@
  *
  * The handlers themselves run elsewhere (ExternalRunner in the controller, DryRunExternal in a dry run).
  */
-import {
-  EXTERNAL_FINALIZER,
-  SpecError,
-  type CustomResource,
-  type Kind,
-  type Manifest,
-} from '../../constructs/kit';
+import { EXTERNAL_FINALIZER, type CustomResource, type Kind, type Manifest } from '../../constructs/kit';
 import type { ClusterView } from '../../constructs/kit';
 import { isConflict, isNotFound } from '../kube/errors';
 import type { Writer } from '../kube/writer';
 import type { EventSink } from '../kube/events';
 import type { Logger } from '../log';
-import { statusFields, writeStatus } from '../reconcile/status';
+import { CONFLICT_RETRY_MS } from '../reconcile/finalize';
+import { heldStatusFields, writeStatus } from '../reconcile/status';
 import type { ExternalState, ExternalSteps } from './steps';
-
-/** A release refused because the resource changed since the cache saw it: tried again this soon. */
-const CONFLICT_RETRY_MS = 1_000;
 
 export class ExternalPhase {
   constructor(
@@ -76,7 +68,7 @@ export class ExternalPhase {
         log.info('external object gone: released the finalizer', { message: state.readiness.message });
         return {};
       }
-      const fields = this.fields(definition, resource, children, state);
+      const fields = heldStatusFields(definition, resource, children, this.view(definition), state.observed);
       await writeStatus(this.writer, definition, resource, fields, state.readiness, this.now());
     } catch (err) {
       if (isNotFound(err)) return {}; // Gone meanwhile.
@@ -106,26 +98,5 @@ export class ExternalPhase {
     if (!definition.external) return undefined;
     const state = await this.steps.step(definition, resource, { deleting: false, now: asked }, log);
     return this.announce(resource, state);
-  }
-
-  /** The kind's status fields of a resource held for its object (its `status()` with the observation). */
-  private fields(
-    definition: Kind,
-    resource: CustomResource,
-    children: () => readonly Manifest[],
-    state: ExternalState,
-  ): object {
-    let rendered: readonly Manifest[];
-    try {
-      rendered = children();
-    } catch (err) {
-      if (err instanceof SpecError) return statusFields(resource);
-      throw err;
-    }
-    const observed = state.observed !== undefined ? { observed: state.observed } : {};
-    return {
-      ...statusFields(resource),
-      ...definition.status({ resource, children: [...rendered], view: this.view(definition), ...observed }),
-    };
   }
 }

@@ -10,9 +10,6 @@
 import { createHash } from 'node:crypto';
 import type { Manifest } from '../../constructs/kit';
 import { parseQuantity } from '../../constructs/kit/quantity';
-import { sameJson } from '../../constructs/kit/same-json';
-
-export { sameJson };
 
 /** The annotation holding the hash of the last applied desired object. */
 export const APPLIED_HASH_ANNOTATION = 'reconstruct.dev/applied-hash';
