@@ -4,6 +4,7 @@
  * words (an ExternalError) or as `ExternalError` with the message, any secret value in it masked.
  */
 import { ExternalError, type CustomResource, type Kind } from '../../constructs/kit';
+import { linkedSignal } from '../abortable';
 import type { Logger } from '../log';
 import { SecretReads } from './secrets';
 import { EXTERNAL_ERROR, masked } from './steps';
@@ -50,7 +51,8 @@ export async function callHandler(
   try {
     const data = await secrets.read(call.definition, call.resource, call.freshSecrets);
     values = SecretReads.values(call.definition, data);
-    const signal = AbortSignal.any([AbortSignal.timeout(work.timeoutSeconds * 1000), stop]);
+    const linked = linkedSignal([stop], work.timeoutSeconds * 1000);
+    const signal = linked.signal;
     const context = { resource: call.resource, signal, secrets: data, log: call.log };
     const pending =
       call.action === 'observe'
@@ -69,6 +71,8 @@ export async function callHandler(
         ? Promise.race([settled, new Promise<void>((r) => setTimeout(r, abandonAfterMs).unref())])
         : Promise.resolve();
       return { failure: failureOf(err, values), running };
+    } finally {
+      linked.dispose();
     }
   } catch (err) {
     return { failure: failureOf(err, values), running: Promise.resolve() };
