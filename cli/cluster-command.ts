@@ -51,7 +51,7 @@ type Subcommand = (typeof SUBCOMMANDS)[number];
 /**
  * The folder of the cluster scripts: `scripts/cluster/` in the first of `from` and its three
  * parents that has `scripts/cluster/up.sh`. From `dist/cli/` (compiled, in the repository or in an
- * installed package) that is two levels up; from `cli/` (the sources, under ts-jest or tsx), one.
+ * installed package) that is two levels up; from `cli/` (the sources, under jest or tsx), one.
  */
 export function findScriptsDir(from: string = __dirname): string | undefined {
   let dir = resolve(from);

@@ -2,8 +2,6 @@
 // First: before anything loads cdk8s.
 import './inline-source-maps';
 import { version } from '../package.json';
-import { installCommand } from './install';
-import { synthCommand } from './synth';
 
 const HELP = `Usage: reconstruct COMMAND [options]
 
@@ -33,9 +31,12 @@ Run 'reconstruct COMMAND --help' for a command's options.
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Each command is loaded on demand, so that a command loads only what it needs (help and version: nothing).
   switch (command) {
-    case 'synth':
+    case 'synth': {
+      const { synthCommand } = await import('./synth');
       return synthCommand(rest);
+    }
     case 'krm': {
       const { krmCommand } = await import('./krm');
       return krmCommand(rest);
@@ -64,26 +65,25 @@ async function main(argv: string[]): Promise<number> {
       const { migrateCommand } = await import('./migrate');
       return migrateCommand(rest);
     }
-    case 'install':
+    case 'install': {
+      const { installCommand } = await import('./install');
       return installCommand(rest, version);
+    }
     case 'version':
     case '--version':
       process.stdout.write(`${version}\n`);
       return 0;
     case 'controller': {
-      // Loaded on demand: only the controller needs the Kubernetes client.
       const { capHeapGrowth } = await import('./heap-growth');
       capHeapGrowth();
       const { controllerCommand } = await import('./controller');
       return controllerCommand(rest);
     }
     case 'gen': {
-      // Loaded on demand: the type generator is large and only `gen` needs it.
       const { genCommand } = await import('./gen');
       return genCommand(rest);
     }
     case 'init': {
-      // Loaded on demand, as gen: the templates write the generated types.
       const { initCommand } = await import('./init');
       return initCommand(rest);
     }

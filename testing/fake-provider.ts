@@ -121,6 +121,7 @@ export class FakeProvider<T = unknown> {
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
     const timer = setTimeout(done, ms);
     function done() {
       signal?.removeEventListener('abort', aborted);

@@ -4,6 +4,7 @@
  * and list and map sizes. What it makes is then checked by the API server's rules (validateResource, CEL
  * included) and kept only when valid, with the schema's defaults applied, as the API server stores it.
  */
+import RandExp from 'randexp';
 import type { CustomResource } from '../constructs/kit/resource';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../constructs/kit/schema';
 import { validateResource } from '../constructs/kit/validate';
@@ -78,14 +79,54 @@ class Sampler {
   private string(schema: JSONSchemaProps): string {
     const min = schema.minLength ?? 1;
     const max = Math.min(schema.maxLength ?? min + 10, min + 10);
-    if (schema.format === 'date-time') return new Date(this.int(0, 2e9) * 1000).toISOString();
+    const formatted = schema.format ? this.formatted(schema.format) : undefined;
+    if (formatted !== undefined) return formatted;
     if (!schema.pattern) return this.word(min, max);
-    const pattern = new RegExp(schema.pattern);
+    // A string the pattern matches (randexp, driven by our seeded generator), within the length bounds when
+    // a few tries find one; else the last, left to validation to throw out.
+    const generator = new RandExp(schema.pattern);
+    generator.max = Math.max(max, 4);
+    generator.randInt = (a, b) => this.int(a, b);
+    let candidate = '';
     for (let i = 0; i < 20; i++) {
-      const candidate = this.word(min, max);
-      if (pattern.test(candidate)) return candidate;
+      candidate = generator.gen();
+      if (candidate.length >= min && candidate.length <= (schema.maxLength ?? Infinity)) return candidate;
     }
-    return this.word(min, max); // left to validation to throw out
+    return candidate;
+  }
+
+  /** A value of the string formats the API server checks; undefined for one it does not know. */
+  private formatted(format: string): string | undefined {
+    const byte = () => this.int(0, 255);
+    const hex = (n: number) => Array.from({ length: n }, () => this.int(0, 15).toString(16)).join('');
+    switch (format) {
+      case 'date-time':
+        return new Date(this.int(0, 2e9) * 1000).toISOString();
+      case 'date':
+        return new Date(this.int(0, 2e9) * 1000).toISOString().slice(0, 10);
+      case 'duration':
+        return `${this.int(1, 59)}${this.pick(['s', 'm', 'h'])}`;
+      case 'ipv4':
+        return [byte(), byte(), byte(), byte()].join('.');
+      case 'ipv6':
+        return Array.from({ length: 8 }, () => hex(4)).join(':');
+      case 'cidr':
+        return `${[byte(), byte(), byte(), 0].join('.')}/${this.int(8, 32)}`;
+      case 'hostname':
+        return `${this.word(1, 8)}.${this.word(1, 8)}.example`;
+      case 'email':
+        return `${this.word(1, 8)}@${this.word(1, 8)}.example`;
+      case 'uri':
+        return `https://${this.word(1, 8)}.example/${this.word(1, 8)}`;
+      case 'uuid':
+        return `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+      case 'mac':
+        return Array.from({ length: 6 }, () => hex(2)).join(':');
+      case 'byte':
+        return Buffer.from(this.word(1, 12)).toString('base64');
+      default:
+        return undefined;
+    }
   }
 
   private word(min: number, max: number): string {

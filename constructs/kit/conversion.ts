@@ -10,7 +10,7 @@
  * (the fields T alone can say), takes the rest from the source, and drops T's entry. The API server calls
  * this (the controller's conversion webhook), and so do the offline renderer and the in-memory cluster.
  */
-import { isDeepStrictEqual } from 'node:util';
+import { sameJson } from './same-json';
 import type { CustomResource } from './resource';
 import { commonStatus } from './schema';
 import type { KindVersion, VersionedParts } from './versions';
@@ -61,7 +61,7 @@ export class Converter {
       : raw;
     delete saved[to];
     // What this version says that the target cannot: kept for the way back.
-    if (!isDeepStrictEqual(this.via(resource, to, from, raw), source)) saved[from] = source;
+    if (!sameJson(this.via(resource, to, from, raw), source)) saved[from] = source;
     else delete saved[from];
     return withParts(resource, apiVersion, restored, saved);
   }
@@ -106,7 +106,7 @@ function restore(raw: Parts, saved: Parts, backThroughSource: Parts, forward: (p
   const roundTrip = forward(backThroughSource) as unknown as Json;
   const out = structuredClone(raw) as unknown as Json;
   for (const path of lostLeaves(saved, roundTrip)) {
-    if (isDeepStrictEqual(getAt(out, path), getAt(roundTrip, path))) {
+    if (sameJson(getAt(out, path), getAt(roundTrip, path))) {
       setAt(out, path, structuredClone(getAt(saved as unknown as Json, path)));
     }
   }
@@ -120,7 +120,7 @@ function lostLeaves(saved: unknown, roundTrip: unknown, path: string[] = []): st
       lostLeaves(saved[key], isJsonObject(roundTrip) ? roundTrip[key] : undefined, [...path, key]),
     );
   }
-  return isDeepStrictEqual(saved, roundTrip) ? [] : [path];
+  return sameJson(saved, roundTrip) ? [] : [path];
 }
 
 function getAt(obj: Json, path: readonly string[]): unknown {

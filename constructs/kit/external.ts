@@ -5,7 +5,7 @@
  * removes it before the resource goes. The types an author writes against, and the checks and defaults
  * of the definition; the controller's side is in controller/external.
  */
-import { isDeepStrictEqual } from 'node:util';
+import { sameJson } from './same-json';
 import type { CustomResource } from './resource';
 
 /** What a handler is given besides the object. */
@@ -190,10 +190,10 @@ function withoutUndefined<T extends object>(o: T): T {
 /** The default `differences`: each field of `desired` against the same field of `observed`. */
 export function fieldDifferences(desired: unknown, observed: unknown): string[] {
   if (!isRecord(desired) || !isRecord(observed)) {
-    return isDeepStrictEqual(desired, observed) ? [] : [`${show(observed)} -> ${show(desired)}`];
+    return sameJson(desired, observed) ? [] : [`${show(observed)} -> ${show(desired)}`];
   }
   return Object.entries(desired)
-    .filter(([field, want]) => want !== undefined && !isDeepStrictEqual(want, observed[field]))
+    .filter(([field, want]) => want !== undefined && !sameJson(want, observed[field]))
     .map(([field, want]) => `${field}: ${show(observed[field])} -> ${show(want)}`);
 }
 

@@ -4,6 +4,7 @@
  * words (an ExternalError) or as `ExternalError` with the message, any secret value in it masked.
  */
 import { ExternalError, type CustomResource, type Kind } from '../../constructs/kit';
+import { linkedSignal } from '../abortable';
 import type { Logger } from '../log';
 import { SecretReads } from './secrets';
 import { EXTERNAL_ERROR, masked } from './steps';
@@ -42,10 +43,16 @@ export async function callHandler(
 ): Promise<{ value: unknown } | { failure: Failure; running: Promise<void> }> {
   const work = call.definition.external!;
   let values: string[] = [];
+  // Waited for a slot while the controller stopped: not started.
+  if (stop.aborted) {
+    const failure = { reason: 'Stopping', message: `the controller stopped before ${call.action}` };
+    return { failure, running: Promise.resolve() };
+  }
   try {
     const data = await secrets.read(call.definition, call.resource, call.freshSecrets);
     values = SecretReads.values(call.definition, data);
-    const signal = AbortSignal.any([AbortSignal.timeout(work.timeoutSeconds * 1000), stop]);
+    const linked = linkedSignal([stop], work.timeoutSeconds * 1000);
+    const signal = linked.signal;
     const context = { resource: call.resource, signal, secrets: data, log: call.log };
     const pending =
       call.action === 'observe'
@@ -64,6 +71,8 @@ export async function callHandler(
         ? Promise.race([settled, new Promise<void>((r) => setTimeout(r, abandonAfterMs).unref())])
         : Promise.resolve();
       return { failure: failureOf(err, values), running };
+    } finally {
+      linked.dispose();
     }
   } catch (err) {
     return { failure: failureOf(err, values), running: Promise.resolve() };

@@ -9,22 +9,15 @@
  *
  * The handlers themselves run elsewhere (ExternalRunner in the controller, DryRunExternal in a dry run).
  */
-import {
-  EXTERNAL_FINALIZER,
-  SpecError,
-  type CustomResource,
-  type Kind,
-  type Manifest,
-} from '../../constructs/kit';
+import { EXTERNAL_FINALIZER, type CustomResource, type Kind, type Manifest } from '../../constructs/kit';
 import type { ClusterView } from '../../constructs/kit';
 import { isConflict, isNotFound } from '../kube/errors';
 import type { Writer } from '../kube/writer';
+import type { EventSink } from '../kube/events';
 import type { Logger } from '../log';
-import { statusFields, writeStatus } from '../reconcile/status';
+import { CONFLICT_RETRY_MS } from '../reconcile/finalize';
+import { heldStatusFields, writeStatus } from '../reconcile/status';
 import type { ExternalState, ExternalSteps } from './steps';
-
-/** A release refused because the resource changed since the cache saw it: tried again this soon. */
-const CONFLICT_RETRY_MS = 1_000;
 
 export class ExternalPhase {
   constructor(
@@ -32,7 +25,14 @@ export class ExternalPhase {
     private readonly writer: Writer,
     private readonly view: (definition: Kind) => ClusterView,
     private readonly now: () => Date,
+    private readonly events: EventSink,
   ) {}
+
+  /** The events of what the handlers did since the last step (made, changed, deleted, a new failure). */
+  private announce(resource: CustomResource, state: ExternalState): ExternalState {
+    for (const e of state.events ?? []) this.events.emit(resource, e.type, e.reason, e.message);
+    return state;
+  }
 
   /**
    * The finalizer added, or a deletion held or released. Undefined when the reconcile goes on (a resource
@@ -56,7 +56,10 @@ export class ExternalPhase {
       return {}; // The finalizer's update brings the resource back.
     }
     if (!holds) return undefined;
-    const state = await this.steps.step(definition, resource, { deleting: true, now: asked }, log);
+    const state = this.announce(
+      resource,
+      await this.steps.step(definition, resource, { deleting: true, now: asked }, log),
+    );
     try {
       if (state.gone) {
         await this.writer.mergePatch(definition, namespace, name, {
@@ -65,7 +68,7 @@ export class ExternalPhase {
         log.info('external object gone: released the finalizer', { message: state.readiness.message });
         return {};
       }
-      const fields = this.fields(definition, resource, children, state);
+      const fields = heldStatusFields(definition, resource, children, this.view(definition), state.observed);
       await writeStatus(this.writer, definition, resource, fields, state.readiness, this.now());
     } catch (err) {
       if (isNotFound(err)) return {}; // Gone meanwhile.
@@ -93,27 +96,7 @@ export class ExternalPhase {
     log: Logger,
   ): Promise<ExternalState | undefined> {
     if (!definition.external) return undefined;
-    return this.steps.step(definition, resource, { deleting: false, now: asked }, log);
-  }
-
-  /** The kind's status fields of a resource held for its object (its `status()` with the observation). */
-  private fields(
-    definition: Kind,
-    resource: CustomResource,
-    children: () => readonly Manifest[],
-    state: ExternalState,
-  ): object {
-    let rendered: readonly Manifest[];
-    try {
-      rendered = children();
-    } catch (err) {
-      if (err instanceof SpecError) return statusFields(resource);
-      throw err;
-    }
-    const observed = state.observed !== undefined ? { observed: state.observed } : {};
-    return {
-      ...statusFields(resource),
-      ...definition.status({ resource, children: [...rendered], view: this.view(definition), ...observed }),
-    };
+    const state = await this.steps.step(definition, resource, { deleting: false, now: asked }, log);
+    return this.announce(resource, state);
   }
 }

@@ -20,7 +20,7 @@ import { callHandler, type Failure } from './call';
 import { Limiter } from './limiter';
 import { SECRET_RECHECK_MS, SecretReads } from './secrets';
 import type { Writer } from '../kube/writer';
-import type { ExternalState, ExternalSteps, StepOptions } from './steps';
+import type { ExternalEvent, ExternalState, ExternalSteps, StepOptions } from './steps';
 import { fingerprint, verdict, type ExternalAction, type Observation } from './verdict';
 
 /** The first retry of a failed handler comes within this long; each failure in a row doubles it. */
@@ -44,6 +44,8 @@ interface Entry {
   freshSecrets: boolean;
   running?: ExternalAction;
   failure?: Failure & { count: number; retryAt: number };
+  /** What the handlers did since the last step, for the resource's events. */
+  news: ExternalEvent[];
 }
 
 export interface ExternalRunnerOptions {
@@ -91,7 +93,14 @@ export class ExternalRunner implements ExternalSteps {
     const work = definition.external!;
     const key = objectKey(definition, resource.metadata.namespace, resource.metadata.name);
     const { namespace, name } = resource.metadata;
-    const entry = this.entries.get(key) ?? { definition, namespace, name, stale: false, freshSecrets: false };
+    const entry = this.entries.get(key) ?? {
+      definition,
+      namespace,
+      name,
+      stale: false,
+      freshSecrets: false,
+      news: [],
+    };
     this.entries.set(key, entry);
     if (asked) {
       entry.stale = entry.freshSecrets = true;
@@ -115,6 +124,7 @@ export class ExternalRunner implements ExternalSteps {
       ...(observed !== undefined ? { observed } : {}),
       ...(gone ? { gone: true } : {}),
       ...(afterMs !== undefined ? { afterMs: Math.max(afterMs, 0) } : {}),
+      ...(entry.news.length > 0 ? { events: entry.news.splice(0) } : {}),
     });
     if (said.gone && (!due || work.retain(resource))) return state();
     if (entry.running) return state(); // Its end queues the resource.
@@ -193,6 +203,10 @@ export class ExternalRunner implements ExternalSteps {
     entry.running = action;
     const freshSecrets = entry.freshSecrets;
     entry.freshSecrets = false;
+    const what = {
+      described: definition.external!.describe(desired),
+      existed: entry.observation?.value !== undefined,
+    };
     const run = this.limiter(definition).run(async () => {
       const outcome = await callHandler(
         {
@@ -207,7 +221,7 @@ export class ExternalRunner implements ExternalSteps {
         this.secrets,
         this.stopping.signal,
       );
-      if ('value' in outcome) this.succeeded(key, entry, action, outcome.value, print, log);
+      if ('value' in outcome) this.succeeded(key, entry, action, outcome.value, print, log, what);
       else {
         this.failed(entry, action, outcome.failure, log);
         await outcome.running;
@@ -229,6 +243,7 @@ export class ExternalRunner implements ExternalSteps {
     value: unknown,
     print: string,
     log: Logger,
+    what: { readonly described: string; readonly existed: boolean },
   ): void {
     const before = entry.failure;
     entry.failure = undefined;
@@ -237,7 +252,9 @@ export class ExternalRunner implements ExternalSteps {
       entry.stale = false;
     } else {
       entry.stale = true;
-      log.info(action === 'apply' ? 'applied external object' : 'deleted external object');
+      const done = action === 'delete' ? 'Deleted' : what.existed ? 'Updated' : 'Created';
+      entry.news.push({ type: 'Normal', reason: done, message: `${done.toLowerCase()} ${what.described}` });
+      log.info(`${done.toLowerCase()} external object`, { object: what.described });
     }
     if (before) {
       log.info('external work succeeds again', { after: before.reason });
@@ -247,6 +264,10 @@ export class ExternalRunner implements ExternalSteps {
 
   private failed(entry: Entry, action: ExternalAction, failure: Failure, log: Logger): void {
     const count = (entry.failure?.count ?? 0) + 1;
+    // A failure is an event when it starts, or its reason changes: not at every retry.
+    if (entry.failure?.reason !== failure.reason) {
+      entry.news.push({ type: 'Warning', reason: failure.reason, message: failure.message });
+    }
     const waitMs =
       failure.retryAfterSeconds !== undefined
         ? failure.retryAfterSeconds * 1000

@@ -15,6 +15,15 @@ export interface ExternalState {
   readonly gone?: boolean;
   /** When to look at the resource again (its next observe, a backoff's end), in ms. */
   readonly afterMs?: number;
+  /** What happened since the last step, for the resource's events: made, changed, deleted, a new failure. */
+  readonly events?: readonly ExternalEvent[];
+}
+
+/** An event on the resource about its external object. */
+export interface ExternalEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
 }
 
 export interface StepOptions {

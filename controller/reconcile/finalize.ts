@@ -9,14 +9,12 @@
  * fresh object.
  */
 import {
-  SpecError,
   isSyncWait,
   type ClusterView,
   type CustomResource,
   type Kind,
   type KindSync,
   type KubeObject,
-  type Manifest,
   type Readiness,
   type SyncPatch,
   type SyncStep,
@@ -27,7 +25,7 @@ import { isConflict, isNotFound } from '../kube/errors';
 import type { Logger } from '../log';
 import { objectKey } from '../kube/object-key';
 import { kindMay } from '../../constructs/kit/grants';
-import { statusFields, waitReadiness, writeStatus } from './status';
+import { heldStatusFields, waitReadiness, writeStatus } from './status';
 import type { OrderedDeletion } from './ordered-deletion';
 import type { Intent } from './intent';
 import type { Writer } from '../kube/writer';
@@ -108,7 +106,18 @@ export class Finalizer {
       if (!(await this.make(definition, steps, true, log))) return { requeueAfterMs: CONFLICT_RETRY_MS };
       return steps.length === 0
         ? this.release(definition, resource, sync, log)
-        : this.hold(definition, resource, steps, this.fields(definition, resource, synthesis), log);
+        : this.hold(
+            definition,
+            resource,
+            steps,
+            heldStatusFields(
+              definition,
+              resource,
+              () => synthesis().map((i) => i.child),
+              this.viewOf(definition),
+            ),
+            log,
+          );
     }
     if (sync && !metadata.finalizers?.includes(sync.finalizer)) {
       await this.writer.mergePatch(definition, namespace, name, {
@@ -210,26 +219,6 @@ export class Finalizer {
     }
     log.info('nothing left to undo: released the finalizer');
     return {};
-  }
-
-  /**
-   * The status fields of a resource whose deletion is held: the kind's `status()` asked as on any other
-   * reconcile (the resource carries its deletionTimestamp, so the kind can say `Terminating`), with the
-   * children its construct renders, over the fields as they are (the controller's records, such as
-   * `createdChildren`, stay). A spec the construct refuses keeps the fields as they are.
-   */
-  private fields(definition: Kind, resource: CustomResource, synthesis: () => readonly Intent[]): object {
-    let children: Manifest[];
-    try {
-      children = synthesis().map((i) => i.child);
-    } catch (err) {
-      if (err instanceof SpecError) return statusFields(resource);
-      throw err;
-    }
-    return {
-      ...statusFields(resource),
-      ...definition.status({ resource, children, view: this.viewOf(definition) }),
-    };
   }
 
   private async hold(

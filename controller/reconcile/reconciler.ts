@@ -138,7 +138,7 @@ export class Reconciler {
     this.apply = { view, writer, drift, writeOnly, unseen };
     const enqueue = options.enqueue ?? (() => undefined);
     const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue });
-    this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now);
+    this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now, events);
   }
 
   /** Where the kind's rollout of its revision stands (rollout.ts), for the metrics. */
@@ -168,10 +168,11 @@ export class Reconciler {
     name: string,
   ): Promise<ReconcileResult> {
     const resource = this.view.get(definition, namespace, name) as CustomResource | undefined;
+    // A member lets go only once no handler of the resource's external work runs (never two at once).
+    const draining = this.shard && resource?.metadata.labels?.[this.shard.drain] !== undefined;
+    if (draining && this.external.busy(key)) return { requeueAfterMs: 1_000 };
     // Gone (the garbage collector removes its children through their ownerReferences), or let go of as
     // its ring's leader asked (it moves to another member): forget it.
-    // A member lets go only once no handler of the resource's external work runs (never two at once).
-    if (resource && this.shard && this.external.busy(key)) return { requeueAfterMs: 1_000 };
     if (!resource || (this.shard && (await letGo(this.writer, definition, resource, this.shard, this.log)))) {
       this.memory.forget(key);
       this.rollouts.forget(key);

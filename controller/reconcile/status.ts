@@ -4,17 +4,19 @@
  */
 import {
   REQUESTED_AT_ANNOTATION,
+  SpecError,
   type ApiKind,
   type ClusterView,
   type CustomResource,
   type Kind,
+  type Manifest,
   type Readiness,
   type StatusContext,
   type SyncWait,
 } from '../../constructs/kit';
 import { kitView } from '../../constructs/kit/kit-view';
 import type { Writer } from '../kube/writer';
-import { sameJson } from './converge';
+import { sameJson } from '../../constructs/kit/same-json';
 import { notYetCurrent, type Intent } from './intent';
 
 export type Condition = {
@@ -139,6 +141,38 @@ export async function reportUnavailable(
   if (!resource || resource.metadata.deletionTimestamp) return;
   const readiness = { ready: false, reason: 'Unavailable', message: `not reconciled: ${message}` };
   await writeStatus(writer, definition, resource, statusFields(resource), readiness, new Date());
+}
+
+/**
+ * The status fields of a resource whose deletion is held (by its kind's sync, or its external object): the
+ * kind's `status()` asked as on any other reconcile (the resource carries its deletionTimestamp, so the kind
+ * can say `Terminating`), with the children its construct renders and what was last observed outside, over
+ * the fields as they are (the controller's records, such as `createdChildren`, stay). A spec the construct
+ * refuses keeps the fields as they are.
+ */
+export function heldStatusFields(
+  definition: Kind,
+  resource: CustomResource,
+  children: () => readonly Manifest[],
+  view: ClusterView,
+  observed?: unknown,
+): object {
+  let rendered: readonly Manifest[];
+  try {
+    rendered = children();
+  } catch (err) {
+    if (err instanceof SpecError) return statusFields(resource);
+    throw err;
+  }
+  return {
+    ...statusFields(resource),
+    ...definition.status({
+      resource,
+      children: [...rendered],
+      view,
+      ...(observed !== undefined ? { observed } : {}),
+    }),
+  };
 }
 
 /** The kind's own fields of a resource's status as it is: all but `observedGeneration` and `conditions`. */

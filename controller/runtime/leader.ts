@@ -12,7 +12,7 @@ import { isConflict, isNotFound, isAlreadyExists } from '../kube/errors';
 import { LEASE } from '../../constructs/kit/api-kind';
 import { resourcePath } from '../kube/paths';
 import { nullLogger, type Logger } from '../log';
-import { sleep } from '../abortable';
+import { linkedSignal, sleep } from '../abortable';
 
 interface LeaderElectorOptions {
   namespace: string;
@@ -214,7 +214,15 @@ export class LeaderElector {
   }
 
   private async tryAcquireOrRenew(stop: AbortSignal, timeoutMs: number): Promise<boolean> {
-    const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
+    const linked = linkedSignal([stop], timeoutMs);
+    try {
+      return await this.acquireOrRenew(linked.signal, timeoutMs);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  private async acquireOrRenew(signal: AbortSignal, timeoutMs: number): Promise<boolean> {
     const me = this.options.identity;
     const now = new Date();
     const path = resourcePath(LEASE, this.options.namespace, this.options.name);

@@ -26,7 +26,7 @@ import { Informer, type InformerObserver } from './informer';
 import { parseLabelSelector, type LabelSelector } from './label-selector';
 import type { InformerHandlers } from './store';
 import { nameAndSuspension, watchTable, type Watch } from './watches';
-import { sameJson } from '../reconcile/converge';
+import { sameJson } from '../../constructs/kit/same-json';
 import { ConnectionProbe } from './connection-probe';
 import { KindStates, type KindState } from './kind-states';
 import { objectKey, parseObjectKey } from '../kube/object-key';

@@ -12,7 +12,14 @@ import type { KubeClient } from '../kube/client';
 import { ApiError, isNamespaceTerminating, isOwnerKindUndiscovered } from '../kube/errors';
 import type { Logger } from '../log';
 import type { QueueObserver, WorkQueue } from './queue';
-import { connectionGauges, queueGauges, rolloutGauges, type RolloutCounts } from './scraped-gauges';
+import {
+  connectionGauges,
+  externalGauges,
+  queueGauges,
+  rolloutGauges,
+  type ExternalCounts,
+  type RolloutCounts,
+} from './scraped-gauges';
 
 /** The HTTP method of each verb, for rest_client_requests_total. */
 const METHODS: Record<Verb, string> = {
@@ -241,6 +248,11 @@ export class Metrics {
   /** Where each kind's rollout of a new revision stands, read at each scrape: see rolloutGauges. */
   watchRollouts(counts: () => RolloutCounts[]): void {
     rolloutGauges(this.registry, counts);
+  }
+
+  /** How many external handlers of each kind with external work run, and wait for a slot, at each scrape. */
+  watchExternal(counts: () => ExternalCounts[]): void {
+    externalGauges(this.registry, counts);
   }
 
   /** The client's connections and the streams on them, read at each scrape: see connectionGauges. */

@@ -11,7 +11,7 @@
  * cache relisted.
  */
 import type { KubeObject } from '../../constructs/kit';
-import { sleep } from '../abortable';
+import { linkedSignal, sleep } from '../abortable';
 import type { KubeClient } from '../kube/client';
 import { ApiError, isGone, isForbidden, isNotFound } from '../kube/errors';
 import { resourcePath } from '../kube/paths';
@@ -183,7 +183,9 @@ export class Reflector<T extends KubeObject> {
         });
         this.failed(err);
         // A retryNow during the failed request (or this wait) ends the wait at once.
-        await sleep(delayMs, AbortSignal.any([signal, this.wake.signal]));
+        const waking = linkedSignal([signal, this.wake.signal]);
+        await sleep(delayMs, waking.signal);
+        waking.dispose();
         if (this.wake.signal.aborted) {
           this.wake = new AbortController();
           failures = 0;

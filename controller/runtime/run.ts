@@ -174,6 +174,8 @@ export async function runController(
     log,
     metrics,
   );
+  const external = registry.kinds.filter((k) => k.external !== undefined);
+  metrics.watchExternal(() => external.map((k) => ({ kind: k.kind, ...manager.external.counts(k) })));
   // On the ranges read path: the member's share, from the ring's record (controller/sharding/member).
   const shardMember =
     sharding && readPath === 'ranges'

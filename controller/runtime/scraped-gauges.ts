@@ -64,6 +64,29 @@ export function rolloutGauges(registry: Registry, counts: () => RolloutCounts[])
   });
 }
 
+/** A kind's external handlers: running, and waiting for a slot of its concurrency. */
+export interface ExternalCounts {
+  readonly kind: string;
+  readonly running: number;
+  readonly waiting: number;
+}
+
+/** `reconstruct_external_handlers{kind, state}`, state running or waiting. */
+export function externalGauges(registry: Registry, counts: () => ExternalCounts[]): void {
+  new Gauge({
+    name: 'reconstruct_external_handlers',
+    help: "External handlers (observe, apply, delete) of a kind with work outside Kubernetes: running, or waiting for a slot of the kind's concurrency.",
+    labelNames: ['kind', 'state'],
+    registers: [registry],
+    collect() {
+      for (const { kind, running, waiting } of counts()) {
+        this.set({ kind, state: 'running' }, running);
+        this.set({ kind, state: 'waiting' }, waiting);
+      }
+    },
+  });
+}
+
 /**
  * `reconstruct_api_connections{protocol}` and `reconstruct_api_streams{protocol}`: the connections open to
  * the API server and the requests and watches open on them. Over HTTP/2 one connection carries up to the

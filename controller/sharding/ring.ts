@@ -12,7 +12,7 @@
  * from their Leases (./members).
  */
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** 2^64: the exclusive end of the hash space. */
 export const HASH_SPACE = 1n << 64n;
@@ -64,9 +64,10 @@ export const TOKENS_PER_MEMBER = 64;
  * Where a member's token sits: the first 64 bits of a SHA-256. Not FNV: the tokens' names differ in their
  * last characters only (`member#0`, `member#1`, ...), and FNV-1a's top bits hardly see the last bytes, so
  * a member's tokens would bunch together (one member of three measured holding 64 % of the resources).
+ * The one-shot `hash`: a third of `createHash`'s time for a short name, and every ring hashes 64 per member.
  */
 const tokenAt = (member: string, i: number): bigint =>
-  createHash('sha256').update(`${member}#${i}`).digest().readBigUInt64BE(0);
+  hash('sha256', `${member}#${i}`, 'buffer').readBigUInt64BE(0);
 
 interface Token {
   readonly at: bigint;

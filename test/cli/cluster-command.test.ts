@@ -12,12 +12,12 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { CLUSTER_HELP, clusterCommand, findScriptsDir } from '../../cli/cluster-command';
+import { NODE_TS } from '../support/node-ts';
 
 // None of these start a cluster: the commands that would are run without Go and without binaries.
 
 const REPO = resolve(__dirname, '../..');
 const SOURCE = join(REPO, 'cli', 'cluster-command.ts');
-const TSX = require.resolve('tsx/cli');
 
 let tmp: string;
 beforeEach(() => {
@@ -47,7 +47,7 @@ function callInChild(argv: string[], cwd: string, env: NodeJS.ProcessEnv) {
     `import { clusterCommand } from ${JSON.stringify(SOURCE.replace(/\.ts$/, ''))};\n` +
       `clusterCommand(process.argv.slice(2)).then((status) => { process.exitCode = status; });\n`,
   );
-  const result = spawnSync(process.execPath, [TSX, runner, ...argv], {
+  const result = spawnSync(process.execPath, [...NODE_TS, runner, ...argv], {
     cwd,
     env,
     encoding: 'utf8',

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { reconstruct } from '../support/node-ts';
 import { compileSnippets } from '../support/snippets';
 
 const ROOT = join(__dirname, '../..');
@@ -10,15 +10,7 @@ const FIXTURES = join(__dirname, '../fixtures/kinds');
 
 /** `reconstruct gen --check` as `npm run gen` would run it, in `cwd`. */
 function check(cwd = ROOT): { status: number | null; stderr: string } {
-  const tsx = join(ROOT, 'node_modules/.bin/tsx');
-  const run = spawnSync(
-    tsx,
-    [join(ROOT, 'cli/main.ts'), 'gen', '--check', '--crds', 'crds', '--types', TYPES],
-    {
-      cwd,
-      encoding: 'utf8',
-    },
-  );
+  const run = reconstruct(['gen', '--check', '--crds', 'crds', '--types', TYPES], { cwd });
   return { status: run.status, stderr: run.stderr };
 }
 
@@ -76,11 +68,7 @@ function genTypes(module: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'gen-types-'));
   try {
     const file = join(dir, 'types.ts');
-    const run = spawnSync(
-      join(ROOT, 'node_modules/.bin/tsx'),
-      [join(ROOT, 'cli/main.ts'), 'gen', '--kinds', module, '--crds', dir, '--types', file],
-      { cwd: dir, encoding: 'utf8' },
-    );
+    const run = reconstruct(['gen', '--kinds', module, '--crds', dir, '--types', file], { cwd: dir });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     return readFileSync(file, 'utf8');

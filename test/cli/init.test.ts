@@ -15,7 +15,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import { transpileModule } from 'typescript';
@@ -25,6 +24,7 @@ import { kindSchema } from '../../cli/scaffold/kind';
 import { kindNames } from '../../cli/scaffold/names';
 import { version, devDependencies } from '../../package.json';
 import { capture } from '../support/capture';
+import { reconstruct } from '../support/node-ts';
 
 // The types' generator formats with prettier, which imports itself dynamically: jest's module loader cannot
 // (without --experimental-vm-modules). Its output is gen's concern (gen.test.ts); the test of the generated
@@ -311,8 +311,7 @@ describe('the generated CRDs and types', () => {
       `module.exports = require(${JSON.stringify(join(ROOT, 'index.ts'))});\n`,
     );
     const env = { ...process.env, NODE_PATH: [join(dir, 'stub'), join(ROOT, 'node_modules')].join(':') };
-    const tsx = join(ROOT, 'node_modules/.bin/tsx');
-    const result = spawnSync(tsx, [join(ROOT, 'cli/main.ts'), ...args], { cwd, env, encoding: 'utf8' });
+    const result = reconstruct(args, { cwd, env });
     return { status: result.status, stderr: result.stderr };
   };
 

@@ -1,12 +1,12 @@
 /**
- * `--kinds MODULE` as a user runs it: the CLI in a child process (tsx, as `npx reconstruct` after install runs
- * the compiled JavaScript), with the Greeting kind of test/fixtures/kinds as the user's module.
+ * `--kinds MODULE` as a user runs it: the CLI in a child process (from the sources, as `npx reconstruct`
+ * after install runs the compiled JavaScript), with the Greeting kind of test/fixtures/kinds as the user's module.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { reconstruct } from '../support/node-ts';
 
 const ROOT = join(__dirname, '../..');
 const GREETING = join(ROOT, 'test/fixtures/kinds/greeting.ts');
@@ -30,11 +30,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string; docs: Obj[] } {
-  const run = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'cli/main.ts'), ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const run = reconstruct(args, { cwd: dir, timeout: 60_000 });
   const docs = parseAllDocuments(run.stdout)
     .map((d) => d.toJS() as Obj | null)
     .filter((d): d is Obj => d !== null);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createLogger, isLevel, type LoggerOptions } from '../../controller/log';
+import { NODE_TS } from '../support/node-ts';
 
 function capture(options: LoggerOptions = {}) {
   const lines: string[] = [];
@@ -109,7 +110,7 @@ describe('createLogger', () => {
       const { createLogger } = require(${JSON.stringify(join(__dirname, '../../controller/log.ts'))});
       const log = createLogger();
       ${body}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script]);
+    const child = spawn(process.execPath, [...NODE_TS, '-e', script]);
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -3,7 +3,6 @@
  * excerpts of (guide-versions.ts): the CRD and the types gen writes, the conversions both ways, offline
  * rendering of either version, and a reconcile of a resource sent as v1alpha1.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,10 +14,10 @@ import {
   type CustomResource,
 } from '../../index';
 import { InMemoryCluster, checkConversions } from '../../testing';
+import { reconstruct } from '../support/node-ts';
 import { compileSnippets } from '../support/snippets';
 import { StaticSite, staticSiteKind, staticSiteSchema, staticSiteV1alpha1 } from './guide-versions';
 
-const ROOT = join(__dirname, '../..');
 const ALPHA = 'sites.example.com/v1alpha1';
 const BETA = 'sites.example.com/v1beta1';
 const pages = { 'index.html': '<h1>Docs</h1>' };
@@ -50,17 +49,11 @@ describe('gen', () => {
     const dir = mkdtempSync(join(tmpdir(), 'guide-versions-'));
     let types: string;
     try {
-      const run = spawnSync(
-        join(ROOT, 'node_modules/.bin/tsx'),
-        [
-          join(ROOT, 'cli/main.ts'),
-          'gen',
-          '--kinds',
-          join(__dirname, 'guide-versions.ts'),
-          '--types',
-          'types.ts',
-        ],
-        { cwd: dir, encoding: 'utf8' },
+      const run = reconstruct(
+        ['gen', '--kinds', join(__dirname, 'guide-versions.ts'), '--types', 'types.ts'],
+        {
+          cwd: dir,
+        },
       );
       expect(run.stderr).toBe('');
       types = readFileSync(join(dir, 'types.ts'), 'utf8');

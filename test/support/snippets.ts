@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import * as ts from 'typescript';
+import { repositoryOptions, withoutClientNodeTypes } from './ts-program';
 
 /** The repository's root. */
 export const ROOT = join(__dirname, '../..');
@@ -208,10 +209,8 @@ export function compileSnippets(
   blocks: readonly CodeBlock[],
   dirOf: (block: CodeBlock) => string,
 ): CompiledSnippet[] {
-  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (file) => ts.sys.readFile(file));
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   const compilerOptions: ts.CompilerOptions = {
-    ...options,
+    ...repositoryOptions(),
     noEmit: false,
     sourceMap: true, // to name the block's line in a failure (sourceLines)
     inlineSourceMap: false,
@@ -228,7 +227,7 @@ export function compileSnippets(
     const name = `${block.doc.replace(/[^A-Za-z0-9]/g, '_')}_${block.line}.snippet.ts`;
     files.set(resolve(ROOT, dirOf(block), name), block);
   }
-  const host = ts.createCompilerHost(compilerOptions);
+  const host = withoutClientNodeTypes(ts.createCompilerHost(compilerOptions));
   const fileExists = host.fileExists.bind(host);
   const readFile = host.readFile.bind(host);
   const getSourceFile = host.getSourceFile.bind(host);

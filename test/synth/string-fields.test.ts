@@ -3,7 +3,7 @@
  * the renderer: the YAML it writes reads back, under YAML 1.1 and 1.2 rules, as exactly the objects it
  * rendered. (string-fields.cluster.test.ts sends a sample of the same to the API server.)
  */
-import { parseAllDocuments } from 'yaml';
+import { Composer, Parser } from 'yaml';
 import { builtinKinds, type Kind } from '../../constructs';
 import { renderResources } from '../../synth/render';
 import { toYamlStream } from '../../synth/yaml';
@@ -40,8 +40,18 @@ function valuesFor(index: number, count: number): string[] {
   return [...LOOKALIKES, ...RANDOM.filter((_, i) => i % hands === index % hands)];
 }
 
-const readBack = (text: string, version: '1.1' | '1.2') =>
-  parseAllDocuments(text, { version }).map((d) => d.toJS() as unknown);
+const VERSIONS = ['1.1', '1.2'] as const;
+
+/**
+ * The documents of `text` as YAML 1.1 and YAML 1.2 readers read them, as `parseAllDocuments` would: parsed
+ * once, composed by each version's rules (the parse is a third of the time this test takes).
+ */
+function readBack(text: string): unknown[][] {
+  const tokens = [...new Parser().parse(text)];
+  return VERSIONS.map((version) =>
+    [...new Composer({ version }).compose(tokens)].map((d) => d.toJS() as unknown),
+  );
+}
 
 // A kind with no children renders nothing: its strings never reach YAML.
 const rendering = builtinKinds.filter((k) => k.children.length > 0);
@@ -72,12 +82,12 @@ describe.each(rendering.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, kin
         if (problems.length > 0 || manifests.length === 0) continue; // the schema or the construct refuses it
         exercised.add(field.path.join('.'));
         const text = toYamlStream(manifests);
-        const expected = JSON.parse(JSON.stringify(manifests)) as unknown;
-        for (const version of ['1.1', '1.2'] as const) {
-          if (JSON.stringify(readBack(text, version)) !== JSON.stringify(expected)) {
-            failures.push(`${field.path.join('.')} = ${JSON.stringify(value)} (YAML ${version})`);
+        const expected = JSON.stringify(manifests);
+        readBack(text).forEach((read, i) => {
+          if (JSON.stringify(read) !== expected) {
+            failures.push(`${field.path.join('.')} = ${JSON.stringify(value)} (YAML ${VERSIONS[i]})`);
           }
-        }
+        });
       }
     }
     expect(failures).toEqual([]);

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   applyDefaults,
   pruneNullsWithoutDefaults,
@@ -63,11 +64,15 @@ function randomValue(random: () => number, depth = 0): unknown {
 describe('withDefaults', () => {
   it('GIVEN random values THEN it fills in what the API server would, no more, no less', () => {
     const random = mulberry32(42);
+    const differ: unknown[] = [];
     for (let i = 0; i < 5000; i++) {
       const value = randomValue(random);
       // Compared as JSON writes them (undefined in a list is null): what a construct's output becomes.
-      expect([i, asJson(withDefaults(SCHEMA, value))]).toEqual([i, asJson(reference(SCHEMA, value ?? {}))]);
+      const [got, want] = [asJson(withDefaults(SCHEMA, value)), asJson(reference(SCHEMA, value ?? {}))];
+      // Node's own comparison: stricter than toEqual, and a toEqual for each of 5,000 pairs takes seconds.
+      if (!isDeepStrictEqual(got, want)) differ.push({ i, value, got, want });
     }
+    expect(differ.slice(0, 3)).toEqual([]);
   });
 
   it.each(builtinKinds.map((k) => [k.kind, k] as const))(

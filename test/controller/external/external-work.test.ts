@@ -360,3 +360,30 @@ describe('bounds', () => {
     expect(provider.maxInFlight).toBe(1);
   });
 });
+
+describe('events', () => {
+  const said = () =>
+    cluster.events
+      .splice(0)
+      .filter((e) => e.reason !== 'ReconcileRequested')
+      .map((e) => `${e.type} ${e.reason}: ${e.message}`);
+
+  it('say what was made, changed and deleted, and a failure once when it starts, not at each retry', async () => {
+    cluster.put(SECRET, tokenSecret());
+    putRecord();
+    await converge();
+    expect(said()).toEqual([`Normal Created: created DNS record ${FQDN}`]);
+    provider.change(FQDN, { type: 'A', ttl: 1, values: ['x'], serial: 2 });
+    annotate({ [REQUESTED_AT_ANNOTATION]: 'drifted' });
+    await converge();
+    expect(said()).toEqual([`Normal Updated: updated DNS record ${FQDN}`]);
+    provider.down();
+    annotate({ [REQUESTED_AT_ANNOTATION]: 'down' });
+    for (let i = 0; i < 3; i++) cluster.clock += (await converge()).requeueAfterMs ?? 0;
+    expect(said()).toEqual(['Warning ProviderUnreachable: the provider does not answer']);
+    provider.up();
+    cluster.remove(kind, 'default', 'www');
+    await converge();
+    expect(said()).toEqual([`Normal Deleted: deleted DNS record ${FQDN}`]);
+  });
+});

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createClient, type KubeClient } from '../../../controller/kube/client';
 import { ApiError } from '../../../controller/kube/errors';
 import { PEM } from './kubeconfig-fixture';
+import { NODE_TS } from '../../support/node-ts';
 
 interface Server {
   url: string;
@@ -192,11 +193,8 @@ describe('the client over HTTP/2', () => {
     const started = Date.now();
     // Not spawnSync: this process is the server.
     const run = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', '-e', script],
-        { timeout: 20_000 },
-        (_err, stdout, stderr) => resolve({ stdout, stderr }),
+      execFile(process.execPath, [...NODE_TS, '-e', script], { timeout: 20_000 }, (_err, stdout, stderr) =>
+        resolve({ stdout, stderr }),
       ),
     );
     expect(run.stderr).toBe('');

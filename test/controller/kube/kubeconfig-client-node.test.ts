@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { kubeconfigTransport, readKubeconfig } from '../../../controller/kube/kubeconfig';
 import { PEM, api, base64, caData, config, dir, useFakeApiServer, write } from './kubeconfig-fixture';
+import { NODE_TS } from '../../support/node-ts';
 
 useFakeApiServer();
 
@@ -46,7 +47,7 @@ describe('users that need @kubernetes/client-node', () => {
           process.stdout.write(JSON.stringify(files.some((f) => f.includes('@kubernetes/client-node'))));
           process.exit(0);
         }, (err) => { console.error(err.message); process.exit(1); });`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], {
+    const child = spawn(process.execPath, [...NODE_TS, '-e', script], {
       env: { ...process.env, TEST_KUBECONFIG: kubeconfig },
     });
     let out = '';

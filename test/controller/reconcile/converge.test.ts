@@ -1,9 +1,9 @@
+import { sameJson } from '../../../constructs/kit/same-json';
 import {
   APPLIED_HASH_ANNOTATION,
   applyNeeded,
   firstDifference,
   hashObject,
-  sameJson,
   withAppliedHash,
 } from '../../../controller/reconcile/converge';
 import { formatQuantity, parseQuantity, sumQuantities } from '../../../constructs/kit/quantity';
