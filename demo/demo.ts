@@ -1,10 +1,12 @@
 /**
  * `npm run demo`: the operator end to end on a local control plane. Brings the cluster up (or reuses one
- * that is up), starts the controller as a child process, applies samples/, labels a fake node into the
+ * that is up), starts the controller as a child process, starts a throwaway MariaDB for the MySQL samples
+ * (when installed), applies samples/, labels a fake node into the
  * NodePool sample's pool, and shows each resource converging: its Ready condition, status fields,
  * children and, for a NodePool, its member nodes. Runs until Ctrl-C, then stops the controller and the
  * cluster it brought up; with --once, exits 0 as soon as everything is Ready (1 after --timeout).
  */
+import { readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LABEL_MANAGED_BY, MANAGER, builtinKinds as kinds } from '../constructs';
@@ -12,13 +14,16 @@ import { memberLabel } from '../constructs/node-pool/node-pool';
 import { ClusterScripts, type Cluster, type Kubectl } from './cluster';
 import { ControllerProcess } from './controller';
 import { sleep } from '../controller/abortable';
+import { mariadbInstalled, startMariadb, type MariadbServer } from './mariadb';
 import { render, type Applied, type KubeObject, type Snapshot } from './view';
 
 const HELP = `Usage: npm run demo [-- OPTIONS]   (or: node dist/demo/demo.js [OPTIONS])
 
 Brings up a local control plane (scripts/cluster/up.sh; reuses one that is already up), starts
-'reconstruct controller', applies samples/ and shows the resources and their children converging.
-Ctrl-C stops the controller, and the cluster if the demo brought it up.
+'reconstruct controller', starts a throwaway MariaDB server for samples/mysql-{database,user}.yaml
+(left out when MariaDB is not installed: bash scripts/mariadb/install.sh), applies samples/ and shows
+the resources and their children converging. Ctrl-C deletes the MySQL samples, stops MariaDB, the
+controller, and the cluster if the demo brought it up.
 
 Options:
   --once             exit 0 once every resource is Ready, 1 after --timeout (for CI)
@@ -81,9 +86,62 @@ async function snapshot(kubectl: Kubectl): Promise<Snapshot> {
   return { resources, children, nodes };
 }
 
-/** `kubectl apply -f samples/`: what was applied, with the namespace kubectl chose. */
-async function applySamples(kubectl: Kubectl, root: string): Promise<Applied[]> {
-  const out = await kubectl.check(['apply', '-f', join(root, 'samples'), '-o', 'json']);
+/** The samples whose resources work on a MySQL server, applied only when the demo has one. */
+const isMysqlSample = (file: string) => file.startsWith('mysql-') && file !== 'mysql-cluster.yaml';
+
+/** The Secret the MySQL samples name (spec.serverSecretRef): the demo's server and its admin account. */
+export const SERVER_SECRET = 'mysql-admin';
+
+/**
+ * A throwaway MariaDB server for the MysqlDatabase and MysqlUser samples, and the Secret naming it; when
+ * MariaDB is not installed, undefined: those samples are left out, saying how to have them.
+ */
+async function startDatabase(kubectl: Kubectl): Promise<MariadbServer | undefined> {
+  if (!mariadbInstalled()) {
+    say(
+      'MariaDB is not installed: leaving out samples/mysql-{database,user}.yaml (bash scripts/mariadb/install.sh adds them)',
+    );
+    return undefined;
+  }
+  const server = await startMariadb();
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: SERVER_SECRET },
+    stringData: {
+      host: server.host,
+      port: String(server.port),
+      username: server.username,
+      password: server.password,
+    },
+  };
+  await kubectl.check(['apply', '-f', '-'], { input: JSON.stringify(secret) });
+  say(
+    `started MariaDB on ${server.host}:${server.port} for the MySQL samples (its account in Secret ${SERVER_SECRET})`,
+  );
+  return server;
+}
+
+async function deleteMysqlSamples(kubectl: Kubectl, root: string): Promise<void> {
+  const dir = join(root, 'samples');
+  const files = readdirSync(dir)
+    .filter(isMysqlSample)
+    .flatMap((f) => ['-f', join(dir, f)]);
+  say('deleting the MySQL samples (their server stops with the demo)');
+  const result = await kubectl.run(['delete', ...files, '--ignore-not-found', '--timeout=60s'], {
+    timeoutMs: 90_000,
+  });
+  if (result.code !== 0) say(`kubectl delete of the MySQL samples failed: ${result.stderr.trim()}`);
+}
+
+/** `kubectl apply` of samples/ (without the MySQL ones when there is no server): what was applied, with the namespace kubectl chose. */
+async function applySamples(kubectl: Kubectl, root: string, withMysql: boolean): Promise<Applied[]> {
+  const dir = join(root, 'samples');
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml') && (withMysql || !isMysqlSample(f)))
+    .sort()
+    .flatMap((f) => ['-f', join(dir, f)]);
+  const out = await kubectl.check(['apply', ...files, '-o', 'json']);
   const parsed = JSON.parse(out) as KubeObject | { kind: 'List'; items: KubeObject[] };
   const objects = 'items' in parsed ? parsed.items : [parsed];
   return objects.map((o) => ({
@@ -238,6 +296,7 @@ async function main(argv: string[]): Promise<number> {
   const scripts = new ClusterScripts(root);
   let cluster: Cluster | undefined;
   let controller: ControllerProcess | undefined;
+  let database: MariadbServer | undefined;
   process.once('exit', () => controller?.killNow());
   let code: number;
   let viewing = false;
@@ -252,8 +311,9 @@ async function main(argv: string[]): Promise<number> {
     say(`started the controller (pid ${controller.pid}, log ${join('.cluster', 'demo-controller.log')})`);
     await controller.waitReady(60_000, stop.signal);
     if (stop.signal.aborted) throw new Error('interrupted');
+    database = await startDatabase(cluster.kubectl);
     say(`controller ready (${controller.readyUrl}); applying samples/`);
-    const applied = await applySamples(cluster.kubectl, root);
+    const applied = await applySamples(cluster.kubectl, root, database !== undefined);
     say(`applied ${applied.map((a) => `${a.kind} ${a.name}`).join(', ')}`);
     await labelMembers(cluster.kubectl, applied);
     viewing = true;
@@ -269,10 +329,17 @@ async function main(argv: string[]): Promise<number> {
   // Ctrl-C is how an interactive demo ends; before the view was up, or with --once, it is an interruption.
   if (stop.signal.aborted) code = viewing && !options.once ? 0 : stop.signal.reason === 'SIGTERM' ? 143 : 130;
 
+  // The MySQL samples go with the demo's server, while the controller runs: their finalizers drop what
+  // they made there; left behind, they would wait for a server that is gone.
+  if (database && cluster && controller?.running) await deleteMysqlSamples(cluster.kubectl, root);
   if (controller) {
     say('stopping the controller');
     const exit = await controller.stop();
     if (exit !== 0) say(`the controller exited with ${exit} (log: ${controller.logFile})`);
+  }
+  if (database) {
+    say('stopping MariaDB');
+    await database.destroy();
   }
   if (cluster?.broughtUp && !options.keepCluster) {
     if (await scripts.inUseByOthers()) {

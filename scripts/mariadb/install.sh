@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # For CI on a fresh Debian machine: installs the MariaDB server and client that the MysqlDatabase and
-# MysqlUser tests run (test/support/mariadb.ts starts a throwaway server of its own per test file).
+# MysqlUser tests run (demo/mariadb.ts starts a throwaway server of its own per test file, and one for `npm run demo`).
 #
 # Idempotent: does nothing when `mariadbd` is already there. Starts no service: the package's own server
 # is never used, and a policy-rc.d that refuses every start is in place for the install (kept if the

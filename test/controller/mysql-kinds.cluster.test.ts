@@ -1,6 +1,6 @@
 /**
  * MysqlDatabase and MysqlUser as a user runs them: the real controller (with the install's derived RBAC:
- * the Secrets read by name) against a real MariaDB server (test/support/mariadb.ts, on 127.0.0.1, which
+ * the Secrets read by name) against a real MariaDB server (demo/mariadb.ts, on 127.0.0.1, which
  * the controller on this machine reaches), checked with kubectl and with SQL as the server's admin. The
  * resources observe every 2 s (`reconstruct.dev/observe-interval`) so that drift shows quickly.
  */
@@ -19,7 +19,7 @@ import {
   readyCondition,
   waitFor,
 } from '../support/kubectl';
-import { MARIADB_START_TIMEOUT, startMariadb, type MariadbServer } from '../support/mariadb';
+import { MARIADB_START_TIMEOUT, startMariadb, type MariadbServer } from '../../demo/mariadb';
 
 jest.setTimeout(120_000);
 

@@ -1,5 +1,5 @@
 /**
- * The MysqlDatabase and MysqlUser server layer against a real MariaDB server (test/support/mariadb.ts):
+ * The MysqlDatabase and MysqlUser server layer against a real MariaDB server (demo/mariadb.ts):
  * no Kubernetes, but a server, so it runs in the cluster project (CI installs MariaDB first). Changes made
  * out of band go through the admin account's own connection (`server.sql`), as an operator would make them.
  */
@@ -18,7 +18,7 @@ import {
   type ServerConnection,
 } from '../../../constructs/mysql-server/server';
 import { nativePasswordHash } from '../../../constructs/mysql-server/users';
-import { MARIADB_START_TIMEOUT, type MariadbServer, startMariadb } from '../../support/mariadb';
+import { MARIADB_START_TIMEOUT, type MariadbServer, startMariadb } from '../../../demo/mariadb';
 
 jest.setTimeout(60_000);
 

@@ -1,5 +1,5 @@
 /**
- * A throwaway MariaDB server for one test file: a fresh data directory (mariadb-install-db) in a temp
+ * A throwaway MariaDB server for one test file or the demo (the MySQL samples' server): a fresh data directory (mariadb-install-db) in a temp
  * directory, `mariadbd` on 127.0.0.1 at a free port with its own socket and pid file (so it never meets
  * another server on the machine), and an admin account with a random password that may create
  * databases, users and grants (WITH GRANT OPTION). `stop()` really stops it (for outage tests), `start()`
@@ -18,9 +18,9 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir, userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
-import { sleep } from '../../controller/abortable';
-import type { ServerConnection } from '../../constructs/mysql-server/server';
-import { freePort } from '../../controller/runtime/server';
+import { sleep } from '../controller/abortable';
+import type { ServerConnection } from '../constructs/mysql-server/server';
+import { freePort } from '../controller/runtime/server';
 
 /** For beforeAll: installing the data directory and starting take a few seconds, more on a loaded machine. */
 export const MARIADB_START_TIMEOUT = 120_000;
@@ -57,6 +57,11 @@ function run(file: string, args: string[], timeout: number): Promise<void> {
       else resolve();
     });
   });
+}
+
+/** Whether this machine has MariaDB's server (mariadbd and mariadb-install-db). */
+export function mariadbInstalled(): boolean {
+  return findProgram('mariadbd') !== undefined && findProgram('mariadb-install-db') !== undefined;
 }
 
 /** Starts a throwaway server; see the file's comment. */
