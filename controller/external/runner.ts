@@ -9,7 +9,8 @@
  * resource. Level-based: what is remembered is the last observation, whether it is stale (an apply or a
  * delete since, a reconcile now) and the last failure; every step decides from those and the resource as
  * it is (verdict.ts). A failure backs off (at most 5 s the first time, doubling to 2 minutes, with jitter),
- * or waits as long as the handler said; when a resource's handler succeeds again after failing, the
+ * or waits as long as the handler said; one resource of the kind failing for a reason tries again at least
+ * every 5 s meanwhile (the probe), and when a resource's handler succeeds again after failing, the
  * resources of its kind that failed for the same reason look again at once (the provider is back).
  */
 import { OBSERVE_INTERVAL_ANNOTATION, type CustomResource, type Kind } from '../../constructs/kit';
@@ -26,6 +27,12 @@ import { fingerprint, verdict, type ExternalAction, type Observation } from './v
 /** The first retry of a failed handler comes within this long; each failure in a row doubles it. */
 export const RETRY_FIRST_MS = 5_000;
 export const RETRY_MAX_MS = 120_000;
+/**
+ * While a kind's handlers fail for a reason, one of its resources (the probe) tries again at least this
+ * often whatever its backoff, and its success wakes the others: an outage that ends is noticed within
+ * this long however long it lasted, for one call of the kind's every 5 s while it lasts.
+ */
+export const PROBE_MS = 5_000;
 
 /** A backoff's wait after `count` failures in a row: between half and all of 5 s x 2^(count-1), at most 2 minutes. */
 export function retryAfterMs(count: number, random: () => number = Math.random): number {
@@ -62,6 +69,8 @@ export interface ExternalRunnerOptions {
 export class ExternalRunner implements ExternalSteps {
   private readonly entries = new Map<string, Entry>();
   private readonly limiters = new Map<Kind, Limiter>();
+  /** By kind and failure reason: when the probe tries again (PROBE_MS). */
+  private readonly probes = new Map<Kind, Map<string, number>>();
   private readonly running = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
   private readonly now: () => number;
@@ -264,23 +273,40 @@ export class ExternalRunner implements ExternalSteps {
 
   private failed(entry: Entry, action: ExternalAction, failure: Failure, log: Logger): void {
     const count = (entry.failure?.count ?? 0) + 1;
+    const again = entry.failure?.reason === failure.reason && entry.failure.message === failure.message;
     // A failure is an event when it starts, or its reason changes: not at every retry.
     if (entry.failure?.reason !== failure.reason) {
       entry.news.push({ type: 'Warning', reason: failure.reason, message: failure.message });
     }
+    const now = this.now();
     const waitMs =
       failure.retryAfterSeconds !== undefined
         ? failure.retryAfterSeconds * 1000
-        : retryAfterMs(count, this.random);
-    entry.failure = { ...failure, count, retryAt: this.now() + waitMs };
+        : this.probeWait(entry.definition, failure.reason, now, retryAfterMs(count, this.random));
+    entry.failure = { ...failure, count, retryAt: now + waitMs };
     // What a failed apply or delete left is not known: the retry observes first.
     entry.stale = true;
-    log.warn('external work failed', {
+    // The same failure again is a debug line: a resource failing for an hour says so once at warn.
+    log[again ? 'debug' : 'warn']('external work failed', {
       action,
       reason: failure.reason,
       error: failure.message,
       retryInMs: waitMs,
     });
+  }
+
+  /**
+   * The wait of a failure for `reason`: its backoff, but at most PROBE_MS when no other resource of the
+   * kind is to try again for that reason by then (this one is the probe).
+   */
+  private probeWait(definition: Kind, reason: string, now: number, backoffMs: number): number {
+    let byReason = this.probes.get(definition);
+    if (!byReason) this.probes.set(definition, (byReason = new Map<string, number>()));
+    const probeAt = byReason.get(reason) ?? 0;
+    if (probeAt > now) return backoffMs;
+    const waitMs = Math.min(backoffMs, PROBE_MS);
+    byReason.set(reason, now + waitMs);
+    return waitMs;
   }
 
   /** The resources of a kind that failed for `reason` look again now: the cause has gone for one of them. */

@@ -14,7 +14,7 @@ import {
   type KubeObject,
 } from '../../../constructs';
 import { createLogger } from '../../../controller/log';
-import { RETRY_FIRST_MS } from '../../../controller/external/runner';
+import { PROBE_MS, RETRY_FIRST_MS, retryAfterMs } from '../../../controller/external/runner';
 import { FakeProvider, InMemoryCluster } from '../../../testing';
 import { dnsRecordKind, type ProviderRecord } from '../../fixtures/kinds/dns-record';
 
@@ -160,19 +160,33 @@ describe('failures', () => {
     expect(ready()).toMatchObject({ status: 'True' });
   });
 
-  it('backs off doubling, to 2 minutes at most', async () => {
+  it('backs off doubling, from 5 s to 2 minutes at most, with jitter', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => retryAfterMs(n, () => 1))).toEqual([
+      5_000, 10_000, 20_000, 40_000, 80_000, 120_000, 120_000, 120_000,
+    ]);
+    expect(retryAfterMs(1, () => 0)).toBe(2_500);
+  });
+
+  it('while the provider is down, one resource of the kind tries again every 5 s and the others back off', async () => {
+    const names = ['www', 'api', 'mail'];
     cluster.put(SECRET, tokenSecret());
-    putRecord();
+    names.forEach((n) => putRecord(n));
     provider.down();
-    const waits: number[] = [];
+    const rounds: number[][] = [];
+    let lateCalls = 0;
     for (let i = 0; i < 8; i++) {
-      const { requeueAfterMs = 0 } = await converge();
-      waits.push(requeueAfterMs);
-      cluster.clock += requeueAfterMs;
+      const calls = provider.calls.length;
+      const waits: number[] = [];
+      for (const n of names) waits.push((await converge(n)).requeueAfterMs ?? 0);
+      rounds.push(waits);
+      if (i >= 4) lateCalls += provider.calls.length - calls;
+      cluster.clock += PROBE_MS;
     }
-    expect(waits[1]).toBeGreaterThan(waits[0] * 0.9 - 1);
-    expect(Math.max(...waits)).toBeLessThanOrEqual(120_000);
-    expect(waits[7]).toBeGreaterThanOrEqual(60_000);
+    for (const waits of rounds) expect(Math.min(...waits)).toBeLessThanOrEqual(PROBE_MS);
+    expect(Math.max(...rounds[7])).toBeGreaterThanOrEqual(10_000);
+    // In the last 20 s: the probe's 4 calls, and 2 at most of each other (they wait 10 s or more now),
+    // where all three trying every 5 s would make 12.
+    expect(lateCalls).toBeLessThanOrEqual(8);
   });
 
   it('a handler that says when to look again is looked at again then', async () => {
@@ -186,23 +200,20 @@ describe('failures', () => {
     expect(ready()).toMatchObject({ status: 'False', reason: 'RateLimited', message: 'slow down' });
   });
 
-  it('once one resource’s handler succeeds again, the others that failed the same way retry at once', async () => {
+  it('a provider back after a long outage: the probe notices within 5 s and wakes the others at once', async () => {
+    const names = ['www', 'api', 'mail'];
     cluster.put(SECRET, tokenSecret());
-    putRecord('www');
-    putRecord('api');
+    names.forEach((n) => putRecord(n));
     provider.down();
-    // api fails four times in a row: its backoff is 20 s at least; www fails once: 5 s at most.
-    for (let i = 0; i < 3; i++) cluster.clock += (await converge('api')).requeueAfterMs ?? 0;
-    expect((await converge('api')).requeueAfterMs).toBeGreaterThanOrEqual(20_000);
-    await converge('www');
+    for (let i = 0; i < 8; i++) {
+      for (const n of names) await converge(n);
+      cluster.clock += PROBE_MS;
+    }
+    // Two of them wait 10 s at least: only the probe would look by now, without the wake.
     provider.up();
-    cluster.clock += RETRY_FIRST_MS;
-    await converge('www');
-    expect(ready('www')).toMatchObject({ status: 'True' });
-    const calls = provider.calls.length;
-    await converge('api');
-    expect(provider.calls.length).toBeGreaterThan(calls);
-    expect(ready('api')).toMatchObject({ status: 'True' });
+    cluster.clock += PROBE_MS;
+    for (let pass = 0; pass < 2; pass++) for (const n of names) await converge(n);
+    for (const n of names) expect(ready(n)).toMatchObject({ status: 'True' });
   });
 
   it('a missing Secret or key: Ready=False naming it, and Ready once it is there', async () => {
