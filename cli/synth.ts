@@ -9,6 +9,7 @@ import {
   describe,
   isPassed,
   objectsOf,
+  externalOnlyMessage,
   omittedMessage,
   type PassedThrough,
   type Rendered,
@@ -48,9 +49,11 @@ ${KINDS_HELP}
 
 Every invalid or unknown resource is reported on standard error as
   FILE: KIND/NAME: FIELD: message
-(a child's problem as FILE: KIND/NAME: CHILD-KIND child-name: FIELD: message) and the valid ones are still rendered. Each document is rendered and written as soon as it is read,
-so that memory holds one document at a time; one over 3 MiB is reported and not read. The exit status is 0 when everything rendered, 1 when
-anything failed, 2 for a usage error.
+(a child's problem as FILE: KIND/NAME: CHILD-KIND child-name: FIELD: message) and the valid ones
+are still rendered. A resource whose kind works outside Kubernetes (MysqlDatabase) and renders no
+object is said so there too. Each document is rendered and written as soon as it is read, so that
+memory holds one document at a time; one over 3 MiB is reported and not read. The exit status is 0
+when everything rendered, 1 when anything failed, 2 for a usage error.
 `;
 
 const sourceOf = (o: Rendered | PassedThrough) => (isPassed(o) ? o.object : o.resource);
@@ -200,9 +203,10 @@ export async function synthCommand(
       if (isPassed(o)) counts.passed++;
       else {
         counts.rendered++;
-        for (const omitted of o.omitted) {
-          const resource = `${o.resource.kind}/${o.resource.metadata.name}`;
-          err.write(`${formatProblem({ file: o.file, resource, message: omittedMessage(omitted) })}\n`);
+        const resource = `${o.resource.kind}/${o.resource.metadata.name}`;
+        const notes = [...o.omitted.map(omittedMessage), externalOnlyMessage(o)];
+        for (const message of notes.filter((m) => m !== undefined)) {
+          err.write(`${formatProblem({ file: o.file, resource, message })}\n`);
         }
       }
     }

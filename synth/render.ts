@@ -78,6 +78,22 @@ export interface RenderOptions {
   readonly validateChildren?: boolean;
 }
 
+/**
+ * What to tell the user about a resource that renders no Kubernetes object because its kind's work is all
+ * outside Kubernetes (a database on a server): its file would otherwise say nothing of it.
+ */
+export function externalOnlyMessage(rendered: Rendered): string | undefined {
+  const work = rendered.kind.external;
+  if (!work || rendered.children.length > 0 || rendered.omitted.length > 0) return undefined;
+  let what: string;
+  try {
+    what = work.describe(work.desired(rendered.resource));
+  } catch {
+    what = 'its object';
+  }
+  return `renders no Kubernetes object: its work is outside Kubernetes (${what}), done by the controller`;
+}
+
 /** What to tell the user about a child left out for its generated values. */
 export function omittedMessage({ child, fields, hint }: Omitted): string {
   return (

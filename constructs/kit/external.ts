@@ -76,7 +76,7 @@ export interface ExternalSecret<Spec = unknown> {
  * instead. The object is observed again every `observeIntervalSeconds` (its drift, repaired), at once on
  * a reconcile now, and after every apply or delete.
  */
-export interface KindExternal<Spec = unknown, Desired = unknown, Observed = unknown> {
+export interface KindExternal<Spec = unknown, Observed = unknown, Desired = unknown> {
   /**
    * What the object is called in messages and `reconstruct diff`, with what names it: `(d) => \`DNS record
    * ${d.name}\``.
@@ -149,7 +149,7 @@ export const OBSERVE_INTERVAL_ANNOTATION = 'reconstruct.dev/observe-interval';
 export const EXTERNAL_FINALIZER = 'reconstruct.dev/external';
 
 /** A kind's external work with every default filled in: what the controller runs (see KindExternal). */
-export interface ExternalWork<Spec = unknown, Desired = unknown, Observed = unknown> {
+export interface ExternalWork<Spec = unknown, Observed = unknown, Desired = unknown> {
   describe(desired: Desired): string;
   readonly secrets: Readonly<Record<string, ExternalSecret<Spec>>>;
   desired(resource: CustomResource<Spec>): Desired;
@@ -171,9 +171,9 @@ export const EXTERNAL_DEFAULTS = {
 };
 
 /** A kind's external work with its defaults. */
-export function externalWork<Spec, Desired, Observed>(
-  external: KindExternal<Spec, Desired, Observed>,
-): ExternalWork<Spec, Desired, Observed> {
+export function externalWork<Spec, Observed, Desired>(
+  external: KindExternal<Spec, Observed, Desired>,
+): ExternalWork<Spec, Observed, Desired> {
   return {
     ...EXTERNAL_DEFAULTS,
     secrets: {},

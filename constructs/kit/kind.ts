@@ -168,7 +168,7 @@ export interface KindOptions<
    * by async handlers the controller runs beside its reconciles (see KindExternal). Ready waits for it;
    * the resource is held on deletion until it is deleted.
    */
-  readonly external?: KindExternal<Stored, Desired, Observed>;
+  readonly external?: KindExternal<Stored, Observed, Desired>;
   /**
    * What the kind's work needs beyond the derived rules: a sync's patches on what it watches (`{ type:
    * NODE, verbs: ['patch'] }`), `bind` on a ClusterRole a child RoleBinding names (see KindPermission).
@@ -221,7 +221,7 @@ export interface Kind<
   readonly watches: readonly ExtraWatch[];
   readonly sync?: KindSync<Stored>;
   /** Its external work with the defaults filled in (see KindOptions.external). */
-  readonly external?: ExternalWork<Stored, unknown, Observed>;
+  readonly external?: ExternalWork<Stored, Observed>;
   /** What the kind's work needs beyond the derived rules (see KindOptions.permissions). */
   readonly permissions: readonly KindPermission[];
   /** The revision of this definition, when it declares one (see KindOptions.revision). */

@@ -39,7 +39,7 @@ export function databaseDifferences(wanted: WantedDatabase, observed: ObservedDa
 /** The handlers of a MysqlDatabase's database, on `server`. */
 export function mysqlDatabaseExternal(
   server: ServerOperations,
-): KindExternal<Stored, WantedDatabase, ObservedDatabase> {
+): KindExternal<Stored, ObservedDatabase, WantedDatabase> {
   return {
     describe: (d) => `MySQL database ${d.name}`,
     secrets: { server: serverSecret },

@@ -71,7 +71,7 @@ export function userDifferences(desired: DesiredUser, observed: ObservedUser): s
 }
 
 /** The handlers of a MysqlUser's user, on `server`. */
-export function mysqlUserExternal(server: ServerOperations): KindExternal<Stored, DesiredUser, ObservedUser> {
+export function mysqlUserExternal(server: ServerOperations): KindExternal<Stored, ObservedUser, DesiredUser> {
   return {
     describe: (d) => `MySQL user ${d.name}@${d.host}`,
     secrets: {

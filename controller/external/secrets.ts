@@ -5,8 +5,18 @@
  * `recheck` reads each Secret named again and says which resources name one that changed, so that a new
  * token or password reaches the handlers without waiting for the observe interval. A Secret or key that is
  * missing is an ExternalError naming it; no value ever appears in one.
+ *
+ * A resource being deleted whose Secret has gone meanwhile (its namespace deleted with everything in it)
+ * gets the data last read: its object can still be deleted, and the namespace is not held by a finalizer
+ * waiting for a Secret that will not come back.
  */
-import { ExternalError, SECRET, type CustomResource, type Kind } from '../../constructs/kit';
+import {
+  EXTERNAL_FINALIZER,
+  ExternalError,
+  SECRET,
+  type CustomResource,
+  type Kind,
+} from '../../constructs/kit';
 import { isForbidden } from '../kube/errors';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
@@ -37,6 +47,8 @@ export function secretRef(
 
 export class SecretReads {
   private readonly reads = new Map<string, Read>();
+  /** By Secret: the data last read while it existed, for a deletion that outlives it. */
+  private readonly lastData = new Map<string, Record<string, string>>();
   /** By Secret (namespace/name): the resources whose handlers read it, by their queue key. */
   private readonly readers = new Map<string, Map<string, { definition: Kind; resource: CustomResource }>>();
 
@@ -65,12 +77,23 @@ export class SecretReads {
       readers.set(key, { definition, resource });
       this.readers.set(where, readers);
       const read = await this.secret(namespace, name, where, fresh);
-      if (!read.data) throw new ExternalError('MissingSecret', `Secret ${where} does not exist`);
-      const missing = declared.keys.filter((k) => read.data![k] === undefined);
+      const deleting = resource.metadata.deletionTimestamp !== undefined;
+      const data = read.data ?? (deleting ? this.lastData.get(where) : undefined);
+      if (!data) {
+        throw new ExternalError(
+          'MissingSecret',
+          `Secret ${where} does not exist` +
+            (deleting
+              ? `: the object cannot be deleted without it; create it again, or remove the finalizer ` +
+                `${EXTERNAL_FINALIZER} to leave the object where it is`
+              : ''),
+        );
+      }
+      const missing = declared.keys.filter((k) => data[k] === undefined);
       if (missing.length > 0) {
         throw new ExternalError('MissingSecret', `Secret ${where} has no key ${missing.join(', ')}`);
       }
-      out[id] = read.data;
+      out[id] = data;
     }
     return out;
   }
@@ -116,6 +139,7 @@ export class SecretReads {
       if (readers.size === 0) {
         this.readers.delete(where);
         this.reads.delete(where);
+        this.lastData.delete(where);
       }
     }
   }
@@ -139,6 +163,7 @@ export class SecretReads {
       ...(obj ? { data: decoded(obj.data ?? {}), resourceVersion: obj.metadata.resourceVersion ?? '' } : {}),
     };
     this.reads.set(where, read);
+    if (read.data) this.lastData.set(where, read.data);
     return read;
   }
 }

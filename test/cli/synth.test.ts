@@ -53,6 +53,8 @@ describe('reconstruct synth', () => {
       `${SAMPLES}/mysql-cluster.yaml: Cluster/mysql: left out Secret mysql-root-password: the controller ` +
         'generates /stringData/password when it creates it in the cluster; --include-generated renders one ' +
         'with a fresh value, or name a Secret of your own (key "password") in spec.rootPasswordSecret\n' +
+        `${SAMPLES}/mysql-database.yaml: MysqlDatabase/shop: renders no Kubernetes object: its work is ` +
+        'outside Kubernetes (MySQL database shop), done by the controller\n' +
         `${SAMPLES}/mysql-user.yaml: MysqlUser/shop-app: left out Secret shop-app-mysql: the controller ` +
         'generates /stringData/password when it creates it in the cluster; --include-generated renders one ' +
         'with a fresh value\n' +

@@ -2,8 +2,8 @@
  * A kind's external work as the controller runs it (controller/external), on the in-memory cluster with a
  * fake provider: observe, then apply only when what was observed differs; never a handler inside a
  * reconcile; the object's drift repaired at the observe interval and at once on a reconcile now; failures
- * said in the kind's words and retried with a backoff; Secrets read by name, never shown; a deletion held
- * until the object is deleted (or retained); bounded concurrency, one handler at a time per resource.
+ * said in the kind's words and retried with a backoff; Secrets read by name, never shown; bounded
+ * concurrency, one handler at a time per resource (deletion: external-deletion.test.ts).
  */
 import {
   EXTERNAL_FINALIZER,
@@ -11,42 +11,26 @@ import {
   OBSERVE_INTERVAL_ANNOTATION,
   REQUESTED_AT_ANNOTATION,
   SECRET,
-  type KubeObject,
 } from '../../../constructs';
 import { createLogger } from '../../../controller/log';
 import { PROBE_MS, RETRY_FIRST_MS, retryAfterMs } from '../../../controller/external/runner';
-import { FakeProvider, InMemoryCluster } from '../../../testing';
-import { dnsRecordKind, type ProviderRecord } from '../../fixtures/kinds/dns-record';
+import {
+  FQDN,
+  TOKEN,
+  annotate,
+  cluster,
+  converge,
+  kind,
+  provider,
+  putRecord,
+  ready,
+  setUp,
+  status,
+  tokenSecret,
+} from './harness';
 
-const TOKEN = 'tok-3f9a1c77e2';
-const FQDN = 'www.example.com';
-let provider: FakeProvider<ProviderRecord>;
-let kind: ReturnType<typeof dnsRecordKind>;
-let cluster: InMemoryCluster;
-
-function setUp(overrides: Parameters<typeof dnsRecordKind>[1] = {}) {
-  provider = new FakeProvider<ProviderRecord>();
-  provider.token = TOKEN;
-  kind = dnsRecordKind(provider, overrides);
-  cluster = new InMemoryCluster([kind]);
-  cluster.clock = Date.parse('2026-11-28T08:00:00Z');
-}
 beforeEach(() => setUp());
 afterEach(() => cluster.external.stop(0));
-
-const tokenSecret = (token = TOKEN, name = 'dns-provider'): KubeObject => ({
-  apiVersion: 'v1',
-  kind: 'Secret',
-  metadata: { name, namespace: 'default' },
-  data: { token: Buffer.from(token).toString('base64') },
-});
-const putRecord = (name = 'www', spec: object = {}) =>
-  cluster.putResource(kind, name, { zone: 'example.com', name, values: ['192.0.2.1'], ...spec }, 'default');
-const converge = (name = 'www') => cluster.converge(kind, 'default', name);
-const ready = (name = 'www') => cluster.ready(kind, 'default', name);
-const status = (name = 'www') => cluster.any(kind, 'default', name)?.status as { serial?: number };
-const annotate = (annotations: Record<string, string>, name = 'www') =>
-  cluster.patch(kind, 'default', name, { metadata: { annotations } });
 
 describe('a new resource', () => {
   it('is observed, created, observed again, and Ready with what the provider says in its status', async () => {
@@ -289,62 +273,6 @@ describe('failures', () => {
       reason: 'Timeout',
       message: 'observe did not finish within 0.05 s',
     });
-  });
-});
-
-describe('deletion', () => {
-  beforeEach(async () => {
-    cluster.put(SECRET, tokenSecret());
-    putRecord();
-    await converge();
-    provider.calls.length = 0;
-  });
-
-  it('deletes the object, then releases the finalizer: the resource goes', async () => {
-    cluster.remove(kind, 'default', 'www');
-    await converge();
-    expect(provider.writes.map((c) => c.op)).toEqual(['delete']);
-    expect(provider.objects.size).toBe(0);
-    expect(cluster.any(kind, 'default', 'www')).toBeUndefined();
-  });
-
-  it('is held while the provider is down, saying so, and never applies', async () => {
-    provider.change(FQDN, { type: 'A', ttl: 1, values: ['x'], serial: 5 }); // drifted: a live one would apply
-    provider.down();
-    cluster.remove(kind, 'default', 'www');
-    await converge();
-    expect(cluster.any(kind, 'default', 'www')?.metadata.deletionTimestamp).toBeDefined();
-    expect(ready()).toMatchObject({ status: 'False', reason: 'ProviderUnreachable' });
-    provider.up();
-    cluster.clock += RETRY_FIRST_MS;
-    await converge();
-    expect(provider.calls.filter((c) => c.op === 'put')).toEqual([]);
-    expect(cluster.any(kind, 'default', 'www')).toBeUndefined();
-  });
-
-  it('leaves the object where the kind retains it', async () => {
-    setUp({ retain: () => true });
-    cluster.put(SECRET, tokenSecret());
-    putRecord();
-    await converge();
-    provider.calls.length = 0;
-    cluster.remove(kind, 'default', 'www');
-    await converge();
-    expect(provider.calls).toEqual([]);
-    expect(provider.objects.has(FQDN)).toBe(true);
-    expect(cluster.any(kind, 'default', 'www')).toBeUndefined();
-  });
-
-  it('lets a retained one go at once even while its handlers fail: nothing outside is touched', async () => {
-    setUp({ retain: () => true });
-    cluster.put(SECRET, tokenSecret());
-    provider.down();
-    putRecord();
-    await converge();
-    expect(ready()).toMatchObject({ status: 'False', reason: 'ProviderUnreachable' });
-    cluster.remove(kind, 'default', 'www');
-    await converge();
-    expect(cluster.any(kind, 'default', 'www')).toBeUndefined();
   });
 });
 
