@@ -82,6 +82,13 @@ export interface KindExternal<Spec = unknown, Observed = unknown, Desired = unkn
    * ${d.name}\``.
    */
   describe(desired: Desired): string;
+  /**
+   * What tells the object apart from every other in its system: two resources of the kind with the same
+   * identity name one object, which the older holds while the other stands aside (Ready=False,
+   * `Conflict`). Say here what tells systems apart when `describe` does not (a server's Secret).
+   * @default - `describe(desired)`
+   */
+  identity?(desired: Desired, resource: CustomResource<Spec>): string;
   /** The Secrets the handlers need, by the name `context.secrets` gives each. */
   readonly secrets?: Readonly<Record<string, ExternalSecret<Spec>>>;
   /** What the spec wants of the object: computed from the resource alone (no I/O, no clock). */
@@ -151,6 +158,7 @@ export const EXTERNAL_FINALIZER = 'reconstruct.dev/external';
 /** A kind's external work with every default filled in: what the controller runs (see KindExternal). */
 export interface ExternalWork<Spec = unknown, Observed = unknown, Desired = unknown> {
   describe(desired: Desired): string;
+  identity(desired: Desired, resource: CustomResource<Spec>): string;
   readonly secrets: Readonly<Record<string, ExternalSecret<Spec>>>;
   desired(resource: CustomResource<Spec>): Desired;
   observe(desired: Desired, context: ExternalContext<Spec>): Promise<Observed | undefined>;
@@ -179,6 +187,7 @@ export function externalWork<Spec, Observed, Desired>(
     secrets: {},
     differences: fieldDifferences,
     ...withoutUndefined(external),
+    identity: (desired, resource) => external.identity?.(desired, resource) ?? external.describe(desired),
     retain: (resource) => external.retain?.(resource) ?? false,
   };
 }
@@ -218,6 +227,11 @@ export function externalProblems(external: unknown, scope: string | undefined): 
   const problems: string[] = [];
   for (const fn of ['describe', 'desired', 'observe', 'apply', 'delete']) {
     if (typeof external[fn] !== 'function') problems.push(`external.${fn} is missing: it must be a function`);
+  }
+  for (const fn of ['identity', 'differences', 'retain']) {
+    if (external[fn] !== undefined && typeof external[fn] !== 'function') {
+      problems.push(`external.${fn} must be a function when given`);
+    }
   }
   for (const field of ['observeIntervalSeconds', 'timeoutSeconds', 'concurrency', 'ratePerSecond']) {
     const v = external[field];

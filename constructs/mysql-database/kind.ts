@@ -4,7 +4,7 @@
  */
 import { defineKind, type CustomResource, type KindExternal } from '../kit';
 import type { ObservedDatabase, WantedDatabase } from '../mysql-server/databases';
-import { inKindWords, nothingIfInvalidName, serverOf, serverSecret } from '../mysql-server/kinds';
+import { inKindWords, nothingIfInvalidName, onServer, serverOf, serverSecret } from '../mysql-server/kinds';
 import type { ServerOperations } from '../mysql-server/operations';
 import { mysqlDatabaseSchema } from './schema';
 import type {
@@ -42,6 +42,7 @@ export function mysqlDatabaseExternal(
 ): KindExternal<Stored, ObservedDatabase, WantedDatabase> {
   return {
     describe: (d) => `MySQL database ${d.name}`,
+    identity: (d, r) => onServer(r, d.name),
     secrets: { server: serverSecret },
     desired: (r: CustomResource<Stored>) => ({
       name: databaseName(r),

@@ -7,6 +7,7 @@ import {
   DNS_SUBDOMAIN,
   ExternalError,
   MAX_SUBDOMAIN_LENGTH,
+  type CustomResource,
   type ExternalContext,
   type ExternalSecret,
   type JSONSchemaProps,
@@ -45,6 +46,14 @@ export const serverSecret: ExternalSecret<ServerSecretRef> = {
   // What Ready's message may show: where the server is and whose account was refused.
   plainKeys: ['host', 'port', 'username'],
 };
+
+/**
+ * What tells a database or a user apart from those of other servers (the kit's `identity`): the server
+ * Secret, then the object. Two Secrets for one server are not seen as one: the server alone could say so.
+ */
+export function onServer(resource: CustomResource<ServerSecretRef>, object: string): string {
+  return `${resource.metadata.namespace}/${resource.spec.serverSecretRef.name}: ${object}`;
+}
 
 /** `namespace/name` of the server Secret, as messages name it. */
 export function serverSecretName(context: ExternalContext<ServerSecretRef>): string {

@@ -5,7 +5,7 @@
  */
 import { SECRET, defineKind, writeOnly, type CustomResource, type KindExternal } from '../kit';
 import { normalizeGrants, grantsDiffer, type Grant, type ObservedGrant } from '../mysql-server/grants';
-import { inKindWords, nothingIfInvalidName, serverOf, serverSecret } from '../mysql-server/kinds';
+import { inKindWords, nothingIfInvalidName, onServer, serverOf, serverSecret } from '../mysql-server/kinds';
 import { InvalidNameError } from '../mysql-server/names';
 import type { ServerOperations } from '../mysql-server/operations';
 import type { ObservedUser, UserAccount } from '../mysql-server/users';
@@ -74,6 +74,7 @@ export function userDifferences(desired: DesiredUser, observed: ObservedUser): s
 export function mysqlUserExternal(server: ServerOperations): KindExternal<Stored, ObservedUser, DesiredUser> {
   return {
     describe: (d) => `MySQL user ${d.name}@${d.host}`,
+    identity: (d, r) => onServer(r, `${d.name}@${d.host}`),
     secrets: {
       server: serverSecret,
       password: {

@@ -14,10 +14,11 @@
  * resources of its kind that failed for the same reason look again at once (the provider is back).
  */
 import { OBSERVE_INTERVAL_ANNOTATION, type CustomResource, type Kind } from '../../constructs/kit';
-import { durationSeconds } from '../../constructs/kit/external';
-import { objectKey } from '../kube/object-key';
+import { durationSeconds, type ExternalWork } from '../../constructs/kit/external';
+import { objectKey, parseObjectKey } from '../kube/object-key';
 import type { Logger } from '../log';
 import { callHandler, type Failure } from './call';
+import { Claims } from './claims';
 import { Limiter } from './limiter';
 import { SECRET_RECHECK_MS, SecretReads } from './secrets';
 import type { Writer } from '../kube/writer';
@@ -53,7 +54,12 @@ interface Entry {
   failure?: Failure & { count: number; retryAt: number };
   /** What the handlers did since the last step, for the resource's events. */
   news: ExternalEvent[];
+  /** Another resource of the kind holds the object this one names (Claims): said once as an event. */
+  standingAside?: string;
 }
+
+/** The Ready reason of a resource whose object another resource of its kind holds. */
+export const CONFLICT = 'Conflict';
 
 export interface ExternalRunnerOptions {
   /** What the Secrets its handlers need are read with, by name (SecretReads). */
@@ -72,6 +78,7 @@ export class ExternalRunner implements ExternalSteps {
   /** By kind and failure reason: when the probe tries again (PROBE_MS). */
   private readonly probes = new Map<Kind, Map<string, number>>();
   private readonly running = new Set<Promise<void>>();
+  private readonly claims = new Claims((keys) => this.wakeKeys(keys));
   private readonly stopping = new AbortController();
   private readonly now: () => number;
   private readonly random: () => number;
@@ -116,6 +123,8 @@ export class ExternalRunner implements ExternalSteps {
       if (entry.failure) entry.failure.retryAt = 0;
     }
     const desired = work.desired(resource);
+    const aside = this.standAside(key, entry, work, desired, resource, deleting);
+    if (aside) return aside;
     const print = fingerprint(desired);
     const observation = entry.observation?.fingerprint === print ? entry.observation : undefined;
     const clock = this.now();
@@ -153,6 +162,51 @@ export class ExternalRunner implements ExternalSteps {
   forget(key: string): void {
     this.entries.delete(key);
     this.secrets.forget(key);
+    this.wakeKeys(this.claims.release(key));
+  }
+
+  /**
+   * When another resource of the kind holds the object this one names (Claims), what this one says: no
+   * handler runs for it, and its deletion leaves the object to the holder. Undefined when it holds it.
+   */
+  private standAside(
+    key: string,
+    entry: Entry,
+    work: ExternalWork,
+    desired: unknown,
+    resource: CustomResource,
+    deleting: boolean,
+  ): ExternalState | undefined {
+    const identity = work.identity(desired, resource);
+    const created = resource.metadata.creationTimestamp;
+    const holder = this.claims.claim(
+      entry.definition,
+      identity,
+      key,
+      typeof created === 'string' ? created : undefined,
+    );
+    if (holder === key) {
+      entry.standingAside = undefined;
+      return undefined;
+    }
+    const { kind, namespace, name } = parseObjectKey(holder);
+    const message = `${work.describe(desired)} is the work of ${kind} ${namespace ? `${namespace}/` : ''}${name}, older: this one stands aside until it is not`;
+    const events: ExternalEvent[] =
+      entry.standingAside === holder ? [] : [{ type: 'Warning', reason: CONFLICT, message }];
+    entry.standingAside = holder;
+    return {
+      readiness: { ready: false, reason: CONFLICT, message },
+      ...(deleting ? { gone: true } : {}),
+      ...(events.length > 0 ? { events } : {}),
+    };
+  }
+
+  /** Queues the resources of `keys`: what held them back has gone. */
+  private wakeKeys(keys: string[]): void {
+    for (const k of keys) {
+      const entry = this.entries.get(k);
+      if (entry) this.options.enqueue(entry.definition, entry.namespace, entry.name);
+    }
   }
 
   /**
