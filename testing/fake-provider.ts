@@ -10,13 +10,18 @@
  * provider.latencyMs = 50;
  * provider.down();                      // every call fails, as a refused connection
  * ```
+ *
+ * Objects have the ids the kind gives them (`put`), or ids the provider gives them (`create`, as most
+ * cloud APIs do): the kind then keeps the id in its status and, before it has one (or after losing it),
+ * finds its object with `list`.
  */
 
 /** One call the handlers made. */
 export interface ProviderCall {
-  readonly op: 'get' | 'put' | 'delete';
+  readonly op: 'get' | 'put' | 'delete' | 'create' | 'list';
+  /** The object's id; for a create, the id the provider gave it; '' for a list. */
   readonly id: string;
-  /** What a put sent. */
+  /** What a put or a create sent. */
   readonly value?: unknown;
 }
 
@@ -47,15 +52,18 @@ export class FakeProvider<T = unknown> {
   latencyMs = 0;
   /** The credential calls must present, when set. */
   token?: string;
+  /** What `create` names the objects it makes: `<idPrefix><n>`. */
+  idPrefix = 'id-';
   /** The most calls that ran at once so far. */
   maxInFlight = 0;
   private inFlight = 0;
+  private created = 0;
   private outage?: Error;
   private readonly failures: { op?: ProviderCall['op']; error: Error; times: number }[] = [];
 
-  /** The calls that changed something (put, delete). */
+  /** The calls that changed something (put, create, delete). */
   get writes(): ProviderCall[] {
-    return this.calls.filter((c) => c.op !== 'get');
+    return this.calls.filter((c) => c.op !== 'get' && c.op !== 'list');
   }
 
   /** Makes the next `times` calls (of `op`, or any) fail with `error`. */
@@ -90,6 +98,22 @@ export class FakeProvider<T = unknown> {
     return this.call({ op: 'put', id, value }, options, () => {
       this.objects.set(id, structuredClone(value));
     });
+  }
+
+  /** Makes an object with an id of the provider's choosing, and answers with that id. */
+  create(value: T, options: CallOptions = {}): Promise<string> {
+    const id = `${this.idPrefix}${++this.created}`;
+    return this.call({ op: 'create', id, value }, options, () => {
+      this.objects.set(id, structuredClone(value));
+      return id;
+    });
+  }
+
+  /** Every object, with its id: how a kind finds its object before it knows the id. */
+  list(options: CallOptions = {}): Promise<{ id: string; value: T }[]> {
+    return this.call({ op: 'list', id: '' }, options, () =>
+      [...this.objects].map(([id, value]) => ({ id, value: structuredClone(value) })),
+    );
   }
 
   delete(id: string, options: CallOptions = {}): Promise<void> {
