@@ -50,10 +50,10 @@ ${KINDS_HELP}
 Every invalid or unknown resource is reported on standard error as
   FILE: KIND/NAME: FIELD: message
 (a child's problem as FILE: KIND/NAME: CHILD-KIND child-name: FIELD: message) and the valid ones
-are still rendered. A resource whose kind works outside Kubernetes (MysqlDatabase) and renders no
-object is said so there too. Each document is rendered and written as soon as it is read, so that
-memory holds one document at a time; one over 3 MiB is reported and not read. The exit status is 0
-when everything rendered, 1 when anything failed, 2 for a usage error.
+are still rendered. A resource whose kind works outside Kubernetes (a database on a server) and
+renders no object is said so there too. Each document is rendered and written as soon as it is
+read, so that memory holds one document at a time; one over 3 MiB is reported and not read. The
+exit status is 0 when everything rendered, 1 when anything failed, 2 for a usage error.
 `;
 
 const sourceOf = (o: Rendered | PassedThrough) => (isPassed(o) ? o.object : o.resource);
