@@ -26,7 +26,7 @@ import { Cluster, isReady } from '../controller/cluster';
 import { ControllerProcess, removeControllerLogs } from '../controller/controller-process';
 import { guard, run } from '../controller/guard';
 import { Observer } from '../controller/observer';
-import { cpuSnapshot, cpuSpent } from '../controller/proc';
+import { cpuSnapshot, cpuSpent, schedSeconds } from '../controller/proc';
 import { reconstruct } from '../controller/reconstruct';
 import { int } from '../controller/settings';
 import { log, now, pool, quantile, until } from '../controller/support';
@@ -41,6 +41,7 @@ const HELP = `Usage: node dist/bench/external/main.js [options]   (npm run bench
   --latency MS     how long the provider takes to answer in a slow round (default 2000)
   --seconds S      how long each round is probed, from its first create (default 30)
   --pairs N        pairs of rounds, at once and slow, alternating which goes first (default 2)
+  --cpu-prof DIR   run the controller under node --cpu-prof, its profile written into DIR at exit
   --no-warmup      skip the unmeasured round (at once, 10 s) that warms up the controller first
   -h, --help
 `;
@@ -52,7 +53,11 @@ interface Round {
   /** ZoneRecords Ready when the window ended, and seconds from the first create until all were. */
   readonly readyAtEnd: number;
   readonly allReadySeconds: number;
-  readonly controllerCpuSeconds: number;
+  /** The controller's event-loop thread in the window: on a CPU, and runnable but waiting for one. */
+  readonly loopCpuSeconds: number;
+  readonly loopWaitingSeconds: number;
+  /** CPU seconds of the machine's processes outside this run (other work on the shared cores). */
+  readonly otherCpuSeconds: number;
 }
 
 interface Run {
@@ -105,7 +110,9 @@ async function round(r: Run, mode: Mode, index: number): Promise<Round> {
   const names = Array.from({ length: r.count }, (_, i) => `r${index}-${i}`);
   const created: string[] = [];
   let next = 0;
-  const cpu0 = cpuSnapshot(r.controller.proc.pid);
+  const pid = r.controller.proc.pid!;
+  const cpu0 = cpuSnapshot(pid);
+  const sched0 = schedSeconds(pid);
   const started = now();
   const creating = pool(names, 16, async (name) => {
     await r.client.request({
@@ -129,7 +136,10 @@ async function round(r: Run, mode: Mode, index: number): Promise<Round> {
     { durationMs: r.seconds * 1000 },
   );
   await creating;
-  const controllerCpuSeconds = cpuSpent(cpu0, cpuSnapshot(r.controller.proc.pid)).controller;
+  const otherCpuSeconds = cpuSpent(cpu0, cpuSnapshot(pid)).other ?? NaN;
+  const sched1 = schedSeconds(pid);
+  const loopCpuSeconds = sched0 && sched1 ? sched1.cpu - sched0.cpu : NaN;
+  const loopWaitingSeconds = sched0 && sched1 ? sched1.waiting - sched0.waiting : NaN;
   const wanted = new Set(names);
   const readyAtEnd = await readyCount(r, wanted);
   const allReady = await until(async () => (await readyCount(r, wanted)) === r.count, 120_000, 250);
@@ -137,7 +147,15 @@ async function round(r: Run, mode: Mode, index: number): Promise<Round> {
   if (samples.failures.length > 0)
     log(`${samples.failures.length} probes failed, e.g. ${samples.failures[0]}`);
   await deleteRecords(r);
-  return { mode, samples, readyAtEnd, allReadySeconds, controllerCpuSeconds };
+  return {
+    mode,
+    samples,
+    readyAtEnd,
+    allReadySeconds,
+    loopCpuSeconds,
+    loopWaitingSeconds,
+    otherCpuSeconds,
+  };
 }
 
 function report(rounds: Round[], r: Run): string {
@@ -181,9 +199,14 @@ function report(rounds: Round[], r: Run): string {
         .map((x) => `${x.readyAtEnd}; ${x.allReadySeconds.toFixed(1)}`)
         .join(', '),
     ),
-    row('controller CPU in the window, s', (m) =>
+    row("controller's event loop in the window: on a CPU / waiting for one, s", (m) =>
       of(m)
-        .map((x) => x.controllerCpuSeconds.toFixed(1))
+        .map((x) => `${x.loopCpuSeconds.toFixed(1)} / ${x.loopWaitingSeconds.toFixed(1)}`)
+        .join(', '),
+    ),
+    row('CPU of processes outside the run in the window, s', (m) =>
+      of(m)
+        .map((x) => x.otherCpuSeconds.toFixed(1))
         .join(' '),
     ),
     row("the bench's own event-loop delay p99, ms", (m) =>
@@ -202,6 +225,7 @@ async function main(): Promise<number> {
       seconds: { type: 'string' },
       pairs: { type: 'string' },
       'no-warmup': { type: 'boolean' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -222,12 +246,13 @@ async function main(): Promise<number> {
   let controller: ControllerProcess | undefined;
   const crd = zoneRecordKind.crd;
   const crdPath = resourcePath(CUSTOM_RESOURCE_DEFINITION, undefined, crd.metadata.name);
-  let state: Run | undefined;
   const cleanUp = guard(30 * 60_000, async () => {
     await observer.stop().catch(() => undefined);
-    // Their finalizers go with the controller's work, the provider answering at once.
-    if (state) await deleteRecords(state).catch((err) => log(`deleting the ZoneRecords: ${String(err)}`));
     await controller?.stop();
+    // What a failed run left: the ZoneRecords, their finalizers dropped (no controller is left to act on them).
+    await new Cluster(client, namespace, zoneRecordKind)
+      .wipe(60_000)
+      .catch((err) => log(`deleting the ZoneRecords: ${String(err)}`));
     await memcacheds.cleanUp();
     await provider.stop();
     await client.request({ method: 'DELETE', path: crdPath }).catch((err) => {
@@ -251,13 +276,17 @@ async function main(): Promise<number> {
       body: providerSecret(namespace, provider, TOKEN),
     });
     const target = externalController(namespace);
-    controller = await ControllerProcess.start(target, { namespace, workers: 4 });
+    controller = await ControllerProcess.start(target, {
+      namespace,
+      workers: 4,
+      ...(values['cpu-prof'] ? { cpuProfDir: values['cpu-prof'] } : {}),
+    });
     const healthUrl = controller.launch.readyUrl.replace('/readyz', '/healthz');
     await observer.start();
     await memcacheds.createMemcached(OTHER, 1);
     if (!(await until(() => observer.replicas.has(OTHER), 30_000)))
       throw new Error('no Deployment for the Memcached');
-    state = {
+    const state: Run = {
       client,
       namespace,
       count,
@@ -283,6 +312,8 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${report(rounds, state)}\n`);
     const errors = controller.errorLines();
     if (errors.length > 0) log(`the controller logged ${errors.length} errors, e.g. ${errors[0]}`);
+    // Stopped here, once: the clean-up's signal to every controller would cut a CPU profile short.
+    await controller.stop();
   } finally {
     await cleanUp();
   }

@@ -56,6 +56,10 @@ export class ProviderServer {
     return this.inFlight;
   }
 
+  get listening(): boolean {
+    return this.server.listening;
+  }
+
   /** Listens again (on the same port, once it had one): connections are accepted from now on. */
   async up(): Promise<void> {
     await new Promise<void>((resolve, reject) => {
