@@ -94,8 +94,6 @@ const zoneRecordExternal: KindExternal<Stored, WantedRecord, FoundRecord> = {
     const res = await call(secrets, signal, 'DELETE', o.fqdn);
     if (!res.ok && res.status !== 404) throw new Error(`the provider refused: ${res.status}`);
   },
-  // Often enough that an outage is seen by every resource within seconds of a test's patience.
-  observeIntervalSeconds: 10,
   concurrency: ZONE_RECORD_CONCURRENCY,
 };
 

@@ -58,6 +58,8 @@ interface Round {
   readonly loopWaitingSeconds: number;
   /** CPU seconds of the machine's processes outside this run (other work on the shared cores). */
   readonly otherCpuSeconds: number;
+  /** Calls the provider answered in the window, per second. */
+  readonly callsPerSecond: number;
 }
 
 interface Run {
@@ -113,6 +115,7 @@ async function round(r: Run, mode: Mode, index: number): Promise<Round> {
   const pid = r.controller.proc.pid!;
   const cpu0 = cpuSnapshot(pid);
   const sched0 = schedSeconds(pid);
+  const answered0 = r.provider.answered;
   const started = now();
   const creating = pool(names, 16, async (name) => {
     await r.client.request({
@@ -135,6 +138,7 @@ async function round(r: Run, mode: Mode, index: number): Promise<Round> {
     },
     { durationMs: r.seconds * 1000 },
   );
+  const callsPerSecond = (r.provider.answered - answered0) / r.seconds;
   await creating;
   const otherCpuSeconds = cpuSpent(cpu0, cpuSnapshot(pid)).other ?? NaN;
   const sched1 = schedSeconds(pid);
@@ -155,6 +159,7 @@ async function round(r: Run, mode: Mode, index: number): Promise<Round> {
     loopCpuSeconds,
     loopWaitingSeconds,
     otherCpuSeconds,
+    callsPerSecond,
   };
 }
 
@@ -194,6 +199,11 @@ function report(rounds: Round[], r: Run): string {
       const counts = pooled(m, (s) => s.inFlight);
       return `${mean(counts).toFixed(0)} / ${Math.max(0, ...counts)}`;
     }),
+    row('calls the provider answered, per second', (m) =>
+      of(m)
+        .map((x) => x.callsPerSecond.toFixed(0))
+        .join(' '),
+    ),
     row('Ready at the end of the window; all Ready after, s', (m) =>
       of(m)
         .map((x) => `${x.readyAtEnd}; ${x.allReadySeconds.toFixed(1)}`)

@@ -27,6 +27,8 @@ export class ProviderServer {
   /** Requests answered (any status), and the most that waited for their answer at once. */
   answered = 0;
   maxInFlight = 0;
+  /** When (Date.now()) it first answered since it was last brought up: an outage's end, as callers see it. */
+  firstAnswerAt?: number;
   private inFlight = 0;
   private readonly server: http.Server;
   private readonly pending = new Set<NodeJS.Timeout>();
@@ -62,6 +64,7 @@ export class ProviderServer {
 
   /** Listens again (on the same port, once it had one): connections are accepted from now on. */
   async up(): Promise<void> {
+    this.firstAnswerAt = undefined;
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.port, '127.0.0.1', () => {
@@ -97,6 +100,7 @@ export class ProviderServer {
         this.pending.delete(timer);
         this.inFlight--;
         this.answered++;
+        this.firstAnswerAt ??= Date.now();
         const [status, answer] = this.answer(req, body);
         res.writeHead(status, answer === undefined ? {} : { 'Content-Type': 'application/json' });
         res.end(answer === undefined ? undefined : JSON.stringify(answer));

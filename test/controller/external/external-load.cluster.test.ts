@@ -47,15 +47,15 @@ let controller: RunningController | undefined;
 let memcacheds: Cluster;
 let observer: Observer;
 
-beforeAll(async () => {
-  ns = createNamespace('external-load');
-  client = loadClient({ userAgent: 'reconstruct-test', maxSockets: 64 });
-  provider = await ProviderServer.start({ token: TOKEN, latencyMs: LATENCY_MS });
-  if (kubectl(['get', 'crd', CRD], { allowFail: true }).code === 0) forgetConversionUrl(CRD); // a killed run's
-  applyYaml(JSON.stringify(zoneRecordKind.crd), ['--server-side', '--force-conflicts']);
-  kubectl(['wait', '--for=condition=Established', `crd/${CRD}`]);
-  applyYaml(JSON.stringify(providerSecret(ns, provider, TOKEN)));
-  controller = await startController([
+/**
+ * The controller, logging at `level`. At debug (the cluster tests' default, for telling 403s apart), its
+ * every step is a line written synchronously to the pipe this process reads, which under this load makes
+ * /healthz ten times slower at the median than the controller is: the load test logs at info.
+ */
+async function start(level: 'info' | 'debug'): Promise<RunningController> {
+  return startController([
+    '--log-level',
+    level,
     '--kinds',
     KINDS,
     '--namespaces',
@@ -65,6 +65,17 @@ beforeAll(async () => {
     '--webhook-addr',
     `127.0.0.1:${await freePort()}`,
   ]);
+}
+
+beforeAll(async () => {
+  ns = createNamespace('external-load');
+  client = loadClient({ userAgent: 'reconstruct-test', maxSockets: 64 });
+  provider = await ProviderServer.start({ token: TOKEN, latencyMs: LATENCY_MS });
+  if (kubectl(['get', 'crd', CRD], { allowFail: true }).code === 0) forgetConversionUrl(CRD); // a killed run's
+  applyYaml(JSON.stringify(zoneRecordKind.crd), ['--server-side', '--force-conflicts']);
+  kubectl(['wait', '--for=condition=Established', `crd/${CRD}`]);
+  applyYaml(JSON.stringify(providerSecret(ns, provider, TOKEN)));
+  controller = await start('info');
   memcacheds = new Cluster(client, ns, memcachedKind);
   observer = new Observer(client, ns, { children: ['Deployment'], ready: 'condition' });
   await observer.start();
@@ -73,17 +84,24 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await observer?.stop();
-  // The records go while the controller runs and the provider answers: their finalizers would hold the namespace.
-  if (controller && provider) {
-    provider.latencyMs = 0;
-    if (!provider.listening) await provider.up();
-    kubectl(['delete', 'zonerecords', '--all', '-n', ns, '--timeout=60s'], { allowFail: true });
+  try {
+    await observer?.stop();
+    // The records go while the controller runs and the provider answers: their finalizers would hold the namespace.
+    if (controller && provider) {
+      provider.latencyMs = 0;
+      if (!provider.listening) await provider.up();
+      await client.request({ method: 'DELETE', path: resourcePath(zoneRecordKind, ns) });
+      await waitFor(async () => (await readiness()).size === 0, {
+        what: 'the ZoneRecords gone',
+        timeoutMs: 60_000,
+      });
+    }
+  } finally {
+    await controller?.stop();
+    await provider?.stop();
+    client?.close?.();
+    if (ns) deleteNamespace(ns);
   }
-  await controller?.stop();
-  await provider?.stop();
-  client?.close?.();
-  if (ns) deleteNamespace(ns);
 }, 90_000);
 
 /** The records' Ready conditions, by name. */
@@ -142,7 +160,7 @@ it('answers /healthz and conversion reads within 100 ms (p99), and reconciles an
   );
   // The premise: the handlers were in flight by the hundred, for most of the window.
   expect(provider.maxInFlight).toBeGreaterThanOrEqual(ZONE_RECORD_CONCURRENCY / 2);
-  expect(quantile(samples.inFlight, 0.5)).toBeGreaterThanOrEqual(20);
+  expect(quantile(samples.inFlight, 0.5)).toBeGreaterThanOrEqual(COUNT / 4);
   expect(samples.failures).toEqual([]);
   expect(samples.healthz.length).toBeGreaterThan(400);
   expect(samples.reads.length).toBeGreaterThan(200);
@@ -153,7 +171,26 @@ it('answers /healthz and conversion reads within 100 ms (p99), and reconciles an
   await waitFor(allReady, { what: `all ${COUNT} ZoneRecords Ready`, timeoutMs: 60_000 });
 });
 
-it('makes every record Ready within 10 s of a provider back after a 45 s outage', async () => {
+/**
+ * When each record, as the controller logged its last failure before `before`, was to try again: what a
+ * backoff alone would have done (its failures are logged at debug, each with its wait).
+ */
+function retriesBefore(logs: readonly string[], before: number): Map<string, number> {
+  const retries = new Map<string, number>();
+  for (const line of logs) {
+    if (!line.includes('"external work failed"')) continue;
+    const { time, name, retryInMs } = JSON.parse(line) as { time: string; name: string; retryInMs: number };
+    const at = Date.parse(time);
+    if (at < before) retries.set(name, at + retryInMs);
+  }
+  return retries;
+}
+
+it('makes every record Ready within 10 s of a provider answering again after a 45 s outage', async () => {
+  // At debug, where each failure is logged with its backoff (retriesBefore).
+  await controller!.stop();
+  controller = await start('debug');
+  await waitFor(allReady, { what: `all ${COUNT} ZoneRecords Ready`, timeoutMs: 60_000 });
   await provider.down();
   const down = Date.now();
   await waitFor(
@@ -165,16 +202,23 @@ it('makes every record Ready within 10 s of a provider back after a 45 s outage'
   // Long enough that a backoff alone (5 s doubling, with jitter) puts the next try of most well past 10 s.
   await new Promise((r) => setTimeout(r, Math.max(0, down + 45_000 - Date.now())));
   await provider.up();
-  const back = Date.now();
+  const up = Date.now();
   await waitFor(allReady, {
     what: `all ${COUNT} ZoneRecords Ready again`,
     timeoutMs: 60_000,
     intervalMs: 100,
   });
-  const readyAfter = (Date.now() - back) / 1000;
+  const ready = Date.now();
+  // The provider answers 2 s after a call: "answering again" is its first answer, to the probe's call.
+  const answered = provider.firstAnswerAt!;
+  const late = [...retriesBefore(controller.logs, up).values()].filter((at) => at > answered + 10_000);
   console.log(
-    `provider down: all ${COUNT} ZoneRecords said ${UNREACHABLE} after ${seenDown.toFixed(1)} s; ` +
-      `back after ${((back - down) / 1000).toFixed(1)} s: all Ready ${readyAfter.toFixed(1)} s later`,
+    `provider down: all ${COUNT} ZoneRecords said ${UNREACHABLE} after ${seenDown.toFixed(1)} s; up again after ` +
+      `${((up - down) / 1000).toFixed(1)} s, its first answer ${((answered - up) / 1000).toFixed(1)} s later; all ` +
+      `Ready ${((ready - answered) / 1000).toFixed(1)} s after that answer (${((ready - up) / 1000).toFixed(1)} s ` +
+      `after it was up); ${late.length} records' backoff alone would have tried again more than 10 s after it`,
   );
-  expect(readyAfter).toBeLessThan(10);
+  // The premise: many would have been late without the probe's success waking them.
+  expect(late.length).toBeGreaterThanOrEqual(COUNT / 4);
+  expect(ready - answered).toBeLessThan(10_000);
 });
