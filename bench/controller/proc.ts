@@ -81,3 +81,17 @@ export function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): CpuSpent {
   if (machine !== undefined) spent.other = machine - (before.get('machine') ?? 0) - named;
   return spent;
 }
+
+/**
+ * A process's main thread (a Node process's event loop) from the scheduler's view: seconds on a CPU and
+ * seconds runnable but waiting for one (/proc/<pid>/schedstat); undefined when it is gone or there is no
+ * /proc. Waiting that grows as fast as the CPU time says the machine, not the process, sets the pace.
+ */
+export function schedSeconds(pid: number): { cpu: number; waiting: number } | undefined {
+  try {
+    const [cpu, waiting] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return { cpu: cpu / 1e9, waiting: waiting / 1e9 };
+  } catch {
+    return undefined;
+  }
+}
