@@ -71,7 +71,7 @@ async function call(
   return res;
 }
 
-const zoneRecordExternal: KindExternal<Stored, WantedRecord, FoundRecord> = {
+const zoneRecordExternal: KindExternal<Stored, FoundRecord, WantedRecord> = {
   describe: (d) => `zone record ${d.fqdn}`,
   secrets: { provider: { name: PROVIDER_SECRET, keys: ['endpoint', 'token'], plainKeys: ['endpoint'] } },
   desired: (r) => ({
