@@ -12,7 +12,7 @@ import { isConflict, isNotFound, isAlreadyExists } from '../kube/errors';
 import { LEASE } from '../../constructs/kit/api-kind';
 import { resourcePath } from '../kube/paths';
 import { nullLogger, type Logger } from '../log';
-import { linkedSignal, sleep } from '../abortable';
+import { sleep } from '../abortable';
 
 interface LeaderElectorOptions {
   namespace: string;
@@ -214,15 +214,10 @@ export class LeaderElector {
   }
 
   private async tryAcquireOrRenew(stop: AbortSignal, timeoutMs: number): Promise<boolean> {
-    const linked = linkedSignal([stop], timeoutMs);
-    try {
-      return await this.acquireOrRenew(linked.signal, timeoutMs);
-    } finally {
-      linked.dispose();
-    }
-  }
-
-  private async acquireOrRenew(signal: AbortSignal, timeoutMs: number): Promise<boolean> {
+    // Each request is bounded by timeoutMs (the client's own deadline), not the attempt as a whole: a
+    // deadline shared by the slow path's read and write would let a slow read cut the write short. (The
+    // AbortSignal.timeout that was here could be lost to Node 20's garbage collector: in effect, this.)
+    const signal = stop;
     const me = this.options.identity;
     const now = new Date();
     const path = resourcePath(LEASE, this.options.namespace, this.options.name);
