@@ -22,3 +22,9 @@ export function parseObjectKey(key: string): {
   const [kind, namespace, name] = parts.slice(-3);
   return { apiVersion: parts.slice(0, -3).join('/'), kind, namespace: namespace || undefined, name };
 }
+
+/** The `<apiVersion>/<Kind>` part of an objectKey: the kind its object is of. */
+export function kindOfKey(key: string): string {
+  const name = key.lastIndexOf('/');
+  return key.slice(0, key.lastIndexOf('/', name - 1));
+}

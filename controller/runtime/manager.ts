@@ -29,7 +29,7 @@ import { nameAndSuspension, watchTable, type Watch } from './watches';
 import { sameJson } from '../../constructs/kit/same-json';
 import { ConnectionProbe } from './connection-probe';
 import { KindStates, type KindState } from './kind-states';
-import { objectKey, parseObjectKey } from '../kube/object-key';
+import { kindOfKey, objectKey, parseObjectKey } from '../kube/object-key';
 import type { KubeClient } from '../kube/client';
 import { kubeLiveReads } from '../kube/live-reads';
 import type { Logger } from '../log';
@@ -95,7 +95,8 @@ export class Manager implements ClusterView {
     private readonly metrics: Metrics,
   ) {
     this.selector = options.watchLabelSelector ? parseLabelSelector(options.watchLabelSelector) : undefined;
-    this.queue = new WorkQueue({ observer: metrics.queueObserver });
+    // Each kind takes its turn: a burst of one kind's resources never holds up another kind's change.
+    this.queue = new WorkQueue({ observer: metrics.queueObserver, groupOf: kindOfKey });
     metrics.watchQueue(this.queue);
     metrics.controllers(
       kinds.kinds.map((k) => k.kind),

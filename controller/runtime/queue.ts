@@ -11,7 +11,11 @@
  * burst of new resources their children come first, and the status writes their children's events
  * bring come after, instead of competing with them for the workers and the API server. Low-priority keys
  * that have waited `maxLowWaitMs` take every other turn, so a stream of changes never starves them.
+ *
+ * Within a priority, the groups of keys (kinds) take turns (turns.ts): controller-runtime gives each
+ * controller a queue and workers of its own; here the workers are one pool and the kinds share it fairly.
  */
+import { Turns } from './turns';
 
 /** `normal`: the resource itself changed. `low`: something only worth a refresh. */
 export type Priority = 'normal' | 'low';
@@ -26,6 +30,11 @@ interface WorkQueueOptions {
    * 30 000 ms, longer than a burst of 1,000 new resources takes here (25 s).
    */
   maxLowWaitMs?: number;
+  /**
+   * The group of a key (the manager's: its kind). Groups take turns within each priority (turns.ts), so
+   * that a burst of one group's keys never makes another's wait behind all of it. Default: one group.
+   */
+  groupOf?: (key: string) => string;
   /** The clock (ms) of maxLowWaitMs and addAfter's due times. Default: Date.now. */
   now?: () => number;
   /** Told of each new key, wait and piece of work, for client-go's workqueue metrics. */
@@ -49,10 +58,10 @@ export class WorkQueue {
   private readonly maxDelayMs: number;
   private readonly maxLowWaitMs: number;
   private readonly now: () => number;
-  /** Keys ready to be handed out, in order (a Set keeps insertion order and deletes in O(1)). */
-  private readonly normal = new Set<string>();
-  /** Low-priority keys ready to be handed out, in order, with the time each was queued. */
-  private readonly low = new Map<string, number>();
+  /** Keys ready to be handed out, the groups taking turns, each group's keys in order. */
+  private readonly normal: Turns;
+  /** Low-priority keys ready to be handed out, the same way, with the time each was queued. */
+  private readonly low: Turns;
   /** Keys that need processing, and their priority: queued, or added again while being processed. */
   private readonly dirty = new Map<string, Priority>();
   /** Keys handed out and not yet `done`. */
@@ -78,6 +87,9 @@ export class WorkQueue {
     this.maxLowWaitMs = options.maxLowWaitMs ?? 30_000;
     this.now = options.now ?? Date.now;
     this.observer = options.observer;
+    const groupOf = options.groupOf ?? (() => '');
+    this.normal = new Turns(groupOf);
+    this.low = new Turns(groupOf);
   }
 
   /**
@@ -97,8 +109,7 @@ export class WorkQueue {
 
   private enqueue(key: string, priority: Priority): void {
     if (!this.queuedAt.has(key)) this.queuedAt.set(key, this.now());
-    if (priority === 'normal') this.normal.add(key);
-    else this.low.set(key, this.now());
+    (priority === 'normal' ? this.normal : this.low).add(key, this.now());
     this.getters.shift()?.();
   }
 
@@ -218,21 +229,18 @@ export class WorkQueue {
   }
 
   /**
-   * The first normal key; the oldest low-priority key when no normal key waits, or every other turn once it
-   * has waited maxLowWaitMs (overdue refreshes then share the workers with changes, half and half).
+   * The next normal key; a low-priority key when no normal key waits, or every other turn once one has
+   * waited maxLowWaitMs (overdue refreshes then share the workers with changes, half and half).
    */
   private next(): string | undefined {
-    const [oldest] = this.low;
-    const overdue = oldest !== undefined && this.now() - oldest[1] >= this.maxLowWaitMs;
-    if (oldest && (this.normal.size === 0 || (overdue && !this.lastWasLow))) {
-      this.low.delete(oldest[0]);
+    const oldest = this.low.oldest();
+    const overdue = oldest !== undefined && this.now() - oldest >= this.maxLowWaitMs;
+    if (oldest !== undefined && (this.normal.size === 0 || (overdue && !this.lastWasLow))) {
       this.lastWasLow = true;
-      return oldest[0];
+      return this.low.take();
     }
-    const [key] = this.normal;
-    if (key !== undefined) this.normal.delete(key);
     this.lastWasLow = false;
-    return key;
+    return this.normal.take();
   }
 
   /** Marks the key as processed; if it was added meanwhile, it is queued again, in its priority. */

@@ -1,4 +1,4 @@
-import { objectKey, parseObjectKey } from '../../../controller/kube/object-key';
+import { kindOfKey, objectKey, parseObjectKey } from '../../../controller/kube/object-key';
 
 describe('objectKey', () => {
   it.each([
@@ -13,5 +13,6 @@ describe('objectKey', () => {
   ])('%j in %s named %s is %s, and splits back', (type, namespace, name, key) => {
     expect(objectKey(type, namespace, name)).toBe(key);
     expect(parseObjectKey(key)).toEqual({ ...type, namespace, name });
+    expect(kindOfKey(key)).toBe(`${type.apiVersion}/${type.kind}`);
   });
 });
