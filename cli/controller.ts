@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
 import { builtinKinds } from '../constructs/builtin';
 import { createLogger } from '../controller/log';
 import {
@@ -249,7 +250,12 @@ export async function controllerCommand(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    return await runController(kinds, { ...settings, log });
+    // The serving thread loads the same kinds again, to convert off the main thread.
+    const kindsFrom = {
+      modules: settings.kindModules.map((m) => resolve(m)),
+      builtin: settings.builtinKinds,
+    };
+    return await runController(kinds, { ...settings, kindsFrom, log });
   } catch (err) {
     if (err instanceof KubeconfigError || err instanceof SettingsError) {
       process.stderr.write(`reconstruct controller: ${err.message}\n`);

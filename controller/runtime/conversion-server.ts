@@ -10,11 +10,31 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
+import type { Kind, KindRegistry } from '../../constructs/kit';
 import type { Logger } from '../log';
 import { parseAddress } from './server';
 
 /** A whole object converted to `desiredAPIVersion`, metadata included; it throws when it cannot. */
 export type Convert = (object: Record<string, unknown>, desiredAPIVersion: string) => Record<string, unknown>;
+
+/** Conversion by each object's kind in `kinds`. */
+export function registryConvert(kinds: KindRegistry): Convert {
+  return (object, apiVersion) => {
+    const kind = kinds.get(String(object.apiVersion), String(object.kind));
+    if (!kind) throw new Error(`no kind ${String(object.apiVersion)} ${String(object.kind)} here`);
+    return kind.convert(object as Parameters<Kind['convert']>[0], apiVersion);
+  };
+}
+
+/** What serves the conversions: a ConversionServer here, or the serving thread's (controller/serving). */
+export interface ConversionEndpoint {
+  /** The port bound. */
+  readonly port: number;
+  /** Serves new connections with this key and certificate. */
+  setCertificate(certificate: { readonly key: string; readonly cert: string }): void;
+  /** Stops serving, answering the requests in progress for up to `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
 
 export interface ConversionServerOptions {
   /** `host:port`, `:port` or `[v6]:port`; port 0 picks a free one (`port` then says which). */
@@ -45,7 +65,7 @@ interface ConversionRequest {
   readonly objects: readonly Record<string, unknown>[];
 }
 
-export class ConversionServer {
+export class ConversionServer implements ConversionEndpoint {
   private readonly server: https.Server;
   private readonly listenOn: { readonly host?: string; readonly port: number };
   private readonly maxBodyBytes: number;

@@ -27,7 +27,7 @@ import type { KubeClient } from '../kube/client';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors';
 import { resourcePath } from '../kube/paths';
 import type { Logger } from '../log';
-import { ConversionServer } from './conversion-server';
+import { ConversionServer, registryConvert, type ConversionEndpoint } from './conversion-server';
 import { hostOf } from './server';
 
 /** Where the API server calls: a Service in front of the replicas (installed), or a URL (a local run). */
@@ -58,6 +58,14 @@ export interface ConversionWebhookOptions {
   readonly log: Logger;
   /** A conversion's duration and HTTP status (the webhook latency histogram). */
   readonly observe?: (seconds: number, httpStatus: number) => void;
+  /**
+   * What serves the conversions once the certificate is there (the serving thread's, controller/serving).
+   * @default - a ConversionServer on this thread
+   */
+  readonly serve?: (
+    address: string,
+    certificate: { key: string; cert: string },
+  ) => Promise<ConversionEndpoint>;
 }
 
 interface CaSecret {
@@ -74,7 +82,7 @@ export function versionedKinds(kinds: KindRegistry): Kind[] {
 }
 
 export class ConversionWebhook {
-  private server?: ConversionServer;
+  private server?: ConversionEndpoint;
   private ca?: CertificateAuthority & { previous?: string };
   private serving?: { key: string; cert: string };
   private timer?: NodeJS.Timeout;
@@ -102,19 +110,30 @@ export class ConversionWebhook {
       await this.loadCa();
       this.issue();
     }
-    const server = new ConversionServer({
-      address: this.options.address,
-      certificate: this.serving!,
-      convert: (object, apiVersion) => this.convert(object, apiVersion),
-      log: this.options.log,
-      observe: this.options.observe,
-    });
-    await server.start();
+    const server = await (
+      this.options.serve ?? ((address, certificate) => this.serveHere(address, certificate))
+    )(this.options.address, this.serving!);
     this.server = server;
     this.options.log.info('serving conversions', {
       address: `${hostOf(this.options.address)}:${this.port}`,
       kinds: versionedKinds(this.options.kinds).map((k) => k.kind),
     });
+  }
+
+  /** A ConversionServer on this thread. */
+  private async serveHere(
+    address: string,
+    certificate: { key: string; cert: string },
+  ): Promise<ConversionEndpoint> {
+    const server = new ConversionServer({
+      address,
+      certificate,
+      convert: registryConvert(this.options.kinds),
+      log: this.options.log,
+      observe: this.options.observe,
+    });
+    await server.start();
+    return server;
   }
 
   /** The port served on. */
@@ -157,13 +176,6 @@ export class ConversionWebhook {
         });
       }
     }
-  }
-
-  /** One whole object to `apiVersion`, by its kind's conversion. */
-  private convert(object: Record<string, unknown>, apiVersion: string): Record<string, unknown> {
-    const kind = this.options.kinds.get(String(object.apiVersion), String(object.kind));
-    if (!kind) throw new Error(`no kind ${String(object.apiVersion)} ${String(object.kind)} here`);
-    return kind.convert(object as Parameters<Kind['convert']>[0], apiVersion);
   }
 
   /**

@@ -12,7 +12,7 @@ import { Sharder } from '../sharding/sharder';
 import { ShardMember } from '../sharding/member';
 import { sharderMetrics, watchShare } from '../sharding/metrics';
 import { SettingsError, chooseReadPath, shareCheck } from '../sharding/read-path';
-import { loadClient, type KubeClient } from '../kube/client';
+import { loadClient } from '../kube/client';
 import { createLogger, type Logger } from '../log';
 import { Manager } from './manager';
 import { Stopping, withTimeout } from './stopping';
@@ -20,8 +20,9 @@ import { Metrics, observeRequests } from './metrics';
 import { MetricsAuthorizer } from './metrics-auth';
 import { HealthServer, hostOf, isLoopback } from './server';
 import { metricsCertificate } from '../kube/self-signed';
-import { WEBHOOK_CA_SECRET } from '../kube/certificates';
-import { ConversionWebhook, versionedKinds, type WebhookClientConfig } from './conversion-webhook';
+import type { KindSources } from '../serving/messages';
+import { ServingThread } from '../serving/thread';
+import { startConversionWebhook } from '../serving/conversions';
 
 /** The controller's settings; each has a command-line flag (see `reconstruct controller --help`). */
 export interface ControllerSettings {
@@ -92,6 +93,13 @@ export interface ControllerSettings {
   shardRing?: string;
   /** @default - a logger of logLevel and logFormat on standard error */
   log?: Logger;
+  /**
+   * The modules the kinds come from (as `--kinds` takes them, absolute paths, and whether the built-in
+   * kinds are among them): the serving thread loads them again and converts there, off the main thread.
+   * `reconstruct controller` sets it from its flags.
+   * @default - conversions on the main thread (kinds given as objects)
+   */
+  kindsFrom?: KindSources;
 }
 
 export { SettingsError };
@@ -221,12 +229,18 @@ export async function runController(
     metrics: () => metrics.render(),
   };
   // The probes' port serves /metrics too only on loopback (a local run, the tests): a kubelet's probes need
-  // no token, a scraper does.
-  const health = new HealthServer(
-    isLoopback(settings.healthAddr) ? probes : { ...probes, metrics: undefined },
-  );
-  const healthPort = await health.listen(settings.healthAddr);
-  servers.push(health);
+  // no token, a scraper does. The probes and the conversions are answered by a thread of their own
+  // (controller/serving), whatever the main thread is doing.
+  const serving = await ServingThread.start({
+    healthAddress: settings.healthAddr,
+    ready: probes.ready,
+    checks: probes.checks,
+    ...(isLoopback(settings.healthAddr) ? { metrics: probes.metrics } : {}),
+    ...(settings.kindsFrom ? { kinds: settings.kindsFrom } : {}),
+    log,
+    observe: (seconds, code) => metrics.webhookRequest('/convert', code, seconds),
+  });
+  const healthPort = serving.healthPort;
   if (settings.metricsAddr !== '0' && settings.metricsAddr !== settings.healthAddr) {
     const secure = settings.metricsSecure ?? !isLoopback(settings.metricsAddr);
     const authorizer = new MetricsAuthorizer(client);
@@ -243,7 +257,7 @@ export async function runController(
   // The port chosen for :0, so that a test or a sidecar can find the probes.
   log.info('serving /healthz and /readyz', { address: `${hostOf(settings.healthAddr)}:${healthPort}` });
 
-  const webhook = await startConversionWebhook(client, registry, settings, log, metrics);
+  const webhook = await startConversionWebhook(client, registry, settings, log, metrics, serving);
   manager.start();
   const leads = settings.leaderElect || sharding !== undefined;
   if (leads) metrics.leading(settings.leaseName, false);
@@ -353,44 +367,7 @@ export async function runController(
   if (membership) await membership.release();
   await manager.stop();
   await webhook?.stop();
-  await Promise.all(servers.map((s) => s.close()));
+  await Promise.all([...servers.map((s) => s.close()), serving.close()]);
   // Losing the lease without being asked to stop is a failure: the Deployment restarts us as a standby.
   return stopping.exitCode;
-}
-
-/** The conversion webhook, when a kind has several versions and it is not turned off. */
-async function startConversionWebhook(
-  client: KubeClient,
-  kinds: KindRegistry,
-  settings: ControllerSettings,
-  log: Logger,
-  metrics: Metrics,
-): Promise<ConversionWebhook | undefined> {
-  if (settings.webhookAddr === '0' || versionedKinds(kinds).length === 0) return undefined;
-  const webhook = new ConversionWebhook({
-    client,
-    kinds,
-    address: settings.webhookAddr,
-    clientConfig: webhookClientConfig(settings),
-    secret: { namespace: settings.leaseNamespace, name: WEBHOOK_CA_SECRET },
-    ...(settings.webhookCertDays !== undefined ? { servingDays: settings.webhookCertDays } : {}),
-    ...(settings.webhookCheckMs !== undefined ? { checkMs: settings.webhookCheckMs } : {}),
-    ...(settings.webhookCertDir !== undefined ? { certDir: settings.webhookCertDir } : {}),
-    log,
-    observe: (seconds, code) => metrics.webhookRequest('/convert', code, seconds),
-  });
-  await webhook.start();
-  return webhook;
-}
-
-/** Where the API server calls the webhook (see ControllerSettings.webhookService). */
-function webhookClientConfig(
-  settings: Pick<ControllerSettings, 'webhookService' | 'webhookUrl'>,
-): WebhookClientConfig {
-  if (settings.webhookService) {
-    const m = /^([^/]+)\/([^/:]+)(?::(\d+))?$/.exec(settings.webhookService);
-    if (!m) throw new Error(`webhook service "${settings.webhookService}" is not NAMESPACE/NAME[:PORT]`);
-    return { service: { namespace: m[1], name: m[2], port: Number(m[3] ?? 443), path: '/convert' } };
-  }
-  return { url: settings.webhookUrl ?? 'https://127.0.0.1:{port}/convert' };
 }

@@ -8,13 +8,15 @@ import type { ScrapeDecision } from './metrics-auth';
 import { createServer, type AddressInfo } from 'node:net';
 
 /** One line of `/readyz?verbose`: `[+]name message` when ok, else `[-]name message`. */
-interface ReadyCheck {
+export interface ReadyCheck {
   readonly name: string;
   readonly ok: boolean;
   readonly message: string;
 }
 
-interface HealthServerOptions {
+export interface HealthServerOptions {
+  /** /healthz answers 500 with this reason when it returns one. Default: alive while it answers. */
+  alive?: () => string | undefined;
   /** /readyz answers 200 when this returns true, else 503. Default: always ready. */
   ready?: () => boolean;
   /** The checks `/readyz?verbose` lists, as the API server's own /readyz?verbose does. */
@@ -69,8 +71,10 @@ export class HealthServer {
     try {
       switch (path) {
         case '/healthz':
-        case '/livez':
-          return send(200, 'ok\n');
+        case '/livez': {
+          const dead = this.options.alive?.();
+          return dead === undefined ? send(200, 'ok\n') : send(500, `${dead}\n`);
+        }
         case '/readyz': {
           const ready = this.options.ready ? this.options.ready() : true;
           if (!new URLSearchParams(query).has('verbose')) {
