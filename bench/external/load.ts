@@ -78,6 +78,8 @@ export interface LoadSchedule {
 export interface LoadSamples {
   readonly healthz: number[];
   readonly reads: number[];
+  /** The same reads as v1, the stored version: the API server's part of a read, without the webhook. */
+  readonly storedReads: number[];
   readonly changes: number[];
   readonly failures: string[];
   /** Handlers in flight at the provider, sampled every 100 ms. */
@@ -147,6 +149,7 @@ export async function sampleLoad(t: LoadTargets, schedule: LoadSchedule): Promis
   const s: LoadSamples = {
     healthz: [],
     reads: [],
+    storedReads: [],
     changes: [],
     failures: [],
     inFlight: [],
@@ -160,19 +163,20 @@ export async function sampleLoad(t: LoadTargets, schedule: LoadSchedule): Promis
     const status = await getStatus(t.healthUrl);
     if (status !== 200) throw new Error(`status ${status}`);
   };
-  const read = async () => {
+  const read = (version: ApiKind) => async () => {
     const name = t.readName();
     if (name === undefined) return;
     await t.client.request({
       method: 'GET',
-      path: resourcePath(ZONE_RECORD_V1ALPHA1, t.namespace, name),
+      path: resourcePath(version, t.namespace, name),
       timeoutMs: PROBE_TIMEOUT_MS,
     });
   };
   try {
     await Promise.all([
       every(healthEveryMs, endAt, health, s.healthz, s.failures, 'GET /healthz'),
-      every(readEveryMs, endAt, read, s.reads, s.failures, 'GET zonerecord.v1alpha1'),
+      every(readEveryMs, endAt, read(ZONE_RECORD_V1ALPHA1), s.reads, s.failures, 'GET zonerecord.v1alpha1'),
+      every(readEveryMs, endAt, read(zoneRecordKind), s.storedReads, s.failures, 'GET zonerecord.v1'),
       changes(t, endAt, changePauseMs, s),
     ]);
   } finally {

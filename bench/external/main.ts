@@ -176,6 +176,7 @@ function report(rounds: Round[], r: Run): string {
   const probes: [string, (s: LoadSamples) => number[]][] = [
     ['/healthz, ms: p50 / p99 / max', (s) => s.healthz],
     ['read as v1alpha1 (conversion webhook), ms', (s) => s.reads],
+    ['the same read as v1 (stored: no webhook), ms', (s) => s.storedReads],
     ['Memcached change to its Deployment, ms', (s) => s.changes],
   ];
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);

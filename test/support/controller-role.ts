@@ -21,6 +21,7 @@ import { cacheClusterKind, webAppKind } from '../fixtures/kinds/web-app';
 import { tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 import { rollingV1 } from '../fixtures/kinds/rolling-v1';
 import { bannerKind } from '../fixtures/kinds/versioned';
+import { zoneRecordKind } from '../../bench/external/kinds';
 import { kubectl } from './kubectl';
 
 /** The kinds the cluster tests run a controller for. */
@@ -32,6 +33,7 @@ export const TESTED_KINDS: readonly Kind[] = [
   tenantNamespaceKind,
   rollingV1,
   bannerKind,
+  zoneRecordKind,
 ];
 
 const NAMESPACE = 'reconstruct-tests';
