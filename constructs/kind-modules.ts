@@ -90,4 +90,3 @@ export async function loadKinds(options: KindsOptions = {}): Promise<KindRegistr
     throw new KindsError((err as Error).message);
   }
 }
-

@@ -49,7 +49,7 @@ interface Asked {
   ms: number;
   text: string;
 }
-function askFromElsewhere(url: string, delayMs: number, insecure = false): Promise<Asked> {
+function askFromElsewhere(url: string, delayMs: number, convert = false): Promise<Asked> {
   const script = `
     const [url, delay, body] = process.argv.slice(1);
     setTimeout(() => {
@@ -63,9 +63,9 @@ function askFromElsewhere(url: string, delayMs: number, insecure = false): Promi
       });
       req.end(body || undefined);
     }, Number(delay));`;
-  const body = insecure ? JSON.stringify(review) : '';
+  const body = convert ? JSON.stringify(review) : '';
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, ['-e', script, url, String(delayMs), body], (err, stdout) =>
+    execFile(process.execPath, ['-e', script, url, String(delayMs), body], (err: Error | null, stdout) =>
       err ? reject(err) : resolve(JSON.parse(stdout) as Asked),
     ),
   );
