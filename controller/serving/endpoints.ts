@@ -91,7 +91,14 @@ export async function serveEndpoints(
       case 'serve-conversions':
         return void reply(message.id, serveConversions(message.address, message.certificate));
       case 'certificate':
-        return conversions?.setCertificate(message.certificate);
+        try {
+          return conversions?.setCertificate(message.certificate);
+        } catch (err) {
+          // A key that is not the certificate's: the one in place serves on (as on the main thread).
+          return log.error('could not take up the conversion webhook certificate', {
+            error: err instanceof Error ? err.message : String(err),
+          });
+        }
       case 'stop-conversions':
         return void reply(
           message.id,

@@ -168,6 +168,23 @@ describe('ServingThread', () => {
     await endpoint.stop();
   }, 30_000);
 
+  test('a new certificate whose key is not its own: said in one line, the one in place serves on', async () => {
+    const { log, lines } = recordingLogger();
+    const thread = await start({ kinds: { modules: [VERSIONED], builtin: false }, log });
+    const ca = newCertificateAuthority({ commonName: 'webhook-ca' });
+    const [first, second] = [
+      issueServingCertificate(ca, ['127.0.0.1']),
+      issueServingCertificate(ca, ['127.0.0.1']),
+    ];
+    const endpoint = await thread.serveConversions('127.0.0.1:0', first);
+    endpoint.setCertificate({ key: first.key, cert: second.cert });
+    const { status } = await askFromElsewhere(`https://127.0.0.1:${endpoint.port}/convert`, 0, true);
+    expect(status).toBe(200);
+    expect(lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([
+      'could not take up the conversion webhook certificate',
+    ]);
+  }, 30_000);
+
   test('a module that cannot load: serving conversions rejects with its message', async () => {
     const thread = await start({ kinds: { modules: ['/nowhere/kinds.js'], builtin: false } });
     const ca = newCertificateAuthority({ commonName: 'webhook-ca' });
