@@ -9,9 +9,9 @@ import { sameJson } from './same-json';
 import type { CustomResource } from './resource';
 
 /** What a handler is given besides the object. */
-export interface ExternalContext<Spec = unknown> {
-  /** The resource, as the API server stores it. */
-  readonly resource: CustomResource<Spec>;
+export interface ExternalContext<Spec = unknown, Status = unknown> {
+  /** The resource, as the API server stores it (its status as the kind's `Status` says). */
+  readonly resource: CustomResource<Spec, Status>;
   /**
    * Aborted at the kind's timeout (`timeoutSeconds`) and when the controller stops: pass it on (`fetch(url,
    * { signal })`, a driver's query) so that a slow system never holds a slot of the kind's concurrency.
@@ -76,7 +76,7 @@ export interface ExternalSecret<Spec = unknown> {
  * instead. The object is observed again every `observeIntervalSeconds` (its drift, repaired), at once on
  * a reconcile now, and after every apply or delete.
  */
-export interface KindExternal<Spec = unknown, Observed = unknown, Desired = unknown> {
+export interface KindExternal<Spec = unknown, Observed = unknown, Desired = unknown, Status = unknown> {
   /**
    * What the object is called in messages and `reconstruct diff`, with what names it: `(d) => \`DNS record
    * ${d.name}\``.
@@ -94,7 +94,7 @@ export interface KindExternal<Spec = unknown, Observed = unknown, Desired = unkn
   /** What the spec wants of the object: computed from the resource alone (no I/O, no clock). */
   desired(resource: CustomResource<Spec>): Desired;
   /** Reads the object: undefined when it does not exist. Read-only: it runs in dry runs too. */
-  observe(desired: Desired, context: ExternalContext<Spec>): Promise<Observed | undefined>;
+  observe(desired: Desired, context: ExternalContext<Spec, Status>): Promise<Observed | undefined>;
   /**
    * What `observed` lacks of `desired`, one line each (`ttl: 300 -> 600`), shown in Ready's message and
    * `reconstruct diff`; empty when the object is as the spec wants.
@@ -102,12 +102,12 @@ export interface KindExternal<Spec = unknown, Observed = unknown, Desired = unkn
    */
   differences?(desired: Desired, observed: Observed): readonly string[];
   /** Creates the object (`observed` undefined) or brings it to `desired`. */
-  apply(desired: Desired, observed: Observed | undefined, context: ExternalContext<Spec>): Promise<void>;
+  apply(desired: Desired, observed: Observed | undefined, context: ExternalContext<Spec, Status>): Promise<void>;
   /**
    * Deletes the object, which `observed` says exists, when its resource is being deleted. The kit observes
    * again afterwards and holds the resource until observe finds nothing.
    */
-  delete(observed: Observed, context: ExternalContext<Spec>): Promise<void>;
+  delete(observed: Observed, context: ExternalContext<Spec, Status>): Promise<void>;
   /**
    * Whether a resource being deleted leaves its object in place (a `deletionPolicy: Retain`): then
    * `delete` is not called and the resource goes at once.

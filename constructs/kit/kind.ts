@@ -168,7 +168,7 @@ export interface KindOptions<
    * by async handlers the controller runs beside its reconciles (see KindExternal). Ready waits for it;
    * the resource is held on deletion until it is deleted.
    */
-  readonly external?: KindExternal<Stored, Observed, Desired>;
+  readonly external?: KindExternal<Stored, Observed, Desired, Status>;
   /**
    * What the kind's work needs beyond the derived rules: a sync's patches on what it watches (`{ type:
    * NODE, verbs: ['patch'] }`), `bind` on a ClusterRole a child RoleBinding names (see KindPermission).

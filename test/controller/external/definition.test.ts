@@ -42,6 +42,41 @@ describe('defineKind with external work', () => {
     );
   });
 
+  it("gives its handlers the resource's status as the kind's Status type", async () => {
+    const seen: (number | undefined)[] = [];
+    type Spec = { name: string };
+    const kind = defineKind<Spec, { serial?: number }, Spec, undefined, Spec>({
+      ...base,
+      children: [],
+      external: {
+        describe: (desired) => `record ${desired.name}`,
+        desired: (resource) => resource.spec,
+        observe: (_desired, context) => {
+          seen.push(context.resource.status?.serial);
+          // @ts-expect-error: the kind's Status says nothing of `address`
+          const address: unknown = context.resource.status?.address;
+          seen.push(address === undefined ? undefined : -1);
+          return Promise.resolve(undefined);
+        },
+        apply: () => Promise.resolve(),
+        delete: () => Promise.resolve(),
+      },
+    });
+    const resource = {
+      apiVersion: base.apiVersion,
+      kind: base.kind,
+      metadata: { name: 'a' },
+      spec: { name: 'a' },
+    };
+    const log = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+    const context = { signal: new AbortController().signal, secrets: {}, log };
+    await kind.external!.observe(
+      { name: 'a' },
+      { ...context, resource: { ...resource, status: { serial: 7 } } },
+    );
+    expect(seen).toEqual([7, undefined]);
+  });
+
   it('names each missing handler and bad bound', () => {
     const broken: object = {
       desired: () => ({}),
