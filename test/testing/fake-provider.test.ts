@@ -40,7 +40,7 @@ const bucketKind = () =>
       desired: (r) => ({ name: r.spec.name, region: r.spec.region }),
       // By the id in the status when there is one; else by name, among the provider's objects.
       async observe(d, { resource, signal }) {
-        const id = (resource.status as { id?: string } | undefined)?.id;
+        const id = resource.status?.id;
         const byId = id ? await provider.get(id, { signal }) : undefined;
         if (byId) return { id: id!, ...byId };
         const found = (await provider.list({ signal })).find((o) => o.value.name === d.name);
