@@ -102,7 +102,11 @@ export interface KindExternal<Spec = unknown, Observed = unknown, Desired = unkn
    */
   differences?(desired: Desired, observed: Observed): readonly string[];
   /** Creates the object (`observed` undefined) or brings it to `desired`. */
-  apply(desired: Desired, observed: Observed | undefined, context: ExternalContext<Spec, Status>): Promise<void>;
+  apply(
+    desired: Desired,
+    observed: Observed | undefined,
+    context: ExternalContext<Spec, Status>,
+  ): Promise<void>;
   /**
    * Deletes the object, which `observed` says exists, when its resource is being deleted. The kit observes
    * again afterwards and holds the resource until observe finds nothing.
