@@ -109,6 +109,8 @@ it('takes over within the lease duration and a couple of seconds, with its cache
   // The lease runs out at most a lease duration after its last renewal, which a standby sees at most a
   // retry period (2/15 of it) late.
   expect(tookOver).toBeLessThan(LEASE_SECONDS * (1 + 2 / 15) + 1);
-  expect(seconds).toBeLessThan(LEASE_SECONDS + 4);
+  // And every change acted on within a few seconds of leading, its caches warm. (Counted from the
+  // SIGKILL, as it was, the lease's jitter was counted twice: 14.2 s beside two CPU burners.)
+  expect(seconds - tookOver).toBeLessThan(4);
   expect(lists(standby)).toEqual(listedBefore);
 });

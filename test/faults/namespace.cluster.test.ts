@@ -59,9 +59,11 @@ it(`deleting a namespace with ${RESOURCES} resources makes a handful of writes, 
       requestsPer10s: ((10 * (after.requests - before.requests)) / seconds).toFixed(0),
     });
     // Before: about 18 writes per resource, 86 % of them refused. Now: the resources' status writes as
-    // their pods go (allowed, and the controller cannot know yet), and a refusal or two.
+    // their pods go (allowed, and the controller cannot know yet), and a refusal or two. Quiet, about 2 a
+    // resource; on a busy machine the Deployments' status changes come one by one rather than together
+    // (two CPU burners beside it: 477 for 200 resources, 4 refused), so 3 a resource.
     expect(refused).toBeLessThanOrEqual(10);
-    expect(writes).toBeLessThanOrEqual(2 * RESOURCES);
+    expect(writes).toBeLessThanOrEqual(3 * RESOURCES);
     expect(errors).toBeLessThanOrEqual(10);
   } finally {
     await controller.stop();
