@@ -78,12 +78,51 @@ export interface ApplyScope {
   readonly held?: boolean;
 }
 
-/** Applies every child of the scope, at once; one outcome per child, in the children's order. */
+/**
+ * Applies every child of the scope; one outcome per child, in the children's order. Children start at
+ * once, except that one waiting for siblings (its policy's `waitFor`) first lets their applies end, then
+ * judges them by what this reconcile wrote where the caches lag: the Namespace created a moment ago is
+ * there, and its RoleBinding goes ahead in the same reconcile, not at the watch event's (kro does the
+ * same from its applies' answers). A sibling that is not ready yet (a Deployment just created) is still
+ * waited for, and its watch event brings the reconcile that goes on (blocked.ts). Cycles of waits are
+ * refused at synthesis, so no apply waits for itself.
+ */
 export function applyChildren(deps: ApplyDeps, scope: ApplyScope): Promise<ChildOutcome[]> {
-  return Promise.all(scope.desired.map((intent) => applyChild(deps, scope, intent)));
+  const written = new Map<string, KubeObject>();
+  const view = writtenOver(deps.view, written);
+  const applies = new Map<Intent, Promise<ChildOutcome>>();
+  const byName = (kind: string, name: string) =>
+    scope.desired.find((i) => i.child.kind === kind && i.child.metadata.name === name);
+  const run = (intent: Intent): Promise<ChildOutcome> => {
+    const started = applies.get(intent);
+    if (started) return started;
+    const siblings = intent.policy.waitFor.flatMap(({ kind, name }) => byName(kind, name) ?? []);
+    const applied = Promise.all(siblings.map(run)).then(() =>
+      applyChild({ ...deps, view }, scope, intent, (key, object) => written.set(key, object)),
+    );
+    applies.set(intent, applied);
+    return applied;
+  };
+  return Promise.all(scope.desired.map(run));
 }
 
-async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): Promise<ChildOutcome> {
+/** The caches, with the objects this reconcile wrote laid over them (newer than the caches' until their events). */
+function writtenOver(view: ClusterView, written: ReadonlyMap<string, KubeObject>): ClusterView {
+  return {
+    get: (type, namespace, name) =>
+      written.get(objectKey(type, namespace, name)) ?? view.get(type, namespace, name),
+    list: (type, namespace, match) => view.list(type, namespace, match),
+    exists: (type, namespace, name) =>
+      written.has(objectKey(type, namespace, name)) || view.exists(type, namespace, name),
+  };
+}
+
+async function applyChild(
+  deps: ApplyDeps,
+  scope: ApplyScope,
+  intent: Intent,
+  wrote: (childKey: string, object: KubeObject) => void,
+): Promise<ChildOutcome> {
   const { view, writer } = deps;
   const { key, resource, desired, log } = scope;
   const { child, type, policy } = intent;
@@ -113,7 +152,7 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
   if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
   let why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
   if (!why || (scope.held && live)) return { kind: 'unchanged', label };
-  let written: Pick<Manifest, 'metadata'> | undefined;
+  let written: Manifest | undefined;
   try {
     if (policy.createOnly) {
       written = await writer.create(type, ns, withGeneratedValues(child)).then(
@@ -128,8 +167,8 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
     } else if (!live && intent.initial) {
       // Created with the ignored fields, which a second manager of ours then holds: the next applies
       // leave them out, and they stay until their new owner changes them (server-side apply's hand-over).
-      written = await writer.apply(type, intent.createBody);
-      await writer.apply(type, intent.initial, `${writer.fieldManager}-initial`);
+      await writer.apply(type, intent.createBody);
+      written = await writer.apply(type, intent.initial, `${writer.fieldManager}-initial`);
     } else {
       const applied = await deps.drift.apply(type, childKey, intent.applied, log);
       written = applied.written;
@@ -140,6 +179,7 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
     if (live && immutable.length > 0) return replaceImmutable(writer, intent, live, immutable, log);
     return failed(label, `apply ${label}`, err);
   }
+  if (written) wrote(childKey, written);
   if (!live) {
     // Applied again before the cache showed it: not a new child.
     const again = deps.unseen.written(key, childKey, written?.metadata?.uid ?? '');

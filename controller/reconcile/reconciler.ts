@@ -324,7 +324,9 @@ export class Reconciler {
       kind: definition.kind,
       fresh: isFresh(resource),
       recordsKept: sameRecords(created, createdChildrenOf(resource)),
-      waitLasts: this.memory.waits.lasts(key, waiting),
+      // A child that fails is what the reconcile says (ApplyFailed, or the kind not mapped yet): a sibling
+      // that waits for it meanwhile waits behind that, not a wait of its own to report.
+      waitLasts: this.memory.waits.lasts(key, summary.failures.length > 0 ? '' : waiting),
       readiness: () =>
         // Held back by a rollout, its children run the older revision: what they are is what is Ready.
         troubles.explain(

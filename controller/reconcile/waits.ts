@@ -1,12 +1,16 @@
 /**
- * When the children's waits for their siblings (the waitFor child policy) are worth an event. Most waits
- * end with the next reconcile: a TenantNamespace's RoleBinding waits for the Namespace created a moment
- * before, until the Namespace's watch event brings the reconcile that sees it (160 ms). An event for each
- * would be noise on every creation, so a wait is said (a `Waiting` event) only once it has lasted
+ * When the children's waits for their siblings (the waitFor child policy) are worth an event. A sibling
+ * the same reconcile writes is judged by the API server's answer (apply.ts: a TenantNamespace's RoleBinding
+ * goes with its Namespace), but many waits still end within seconds (a migration Job that runs briefly,
+ * a Deployment's first pods). An event for each would be noise on every creation, so a wait is said (a
+ * `Waiting` event) only once it has lasted
  * WAIT_EVENT_AFTER_MS since a reconcile first found the resource waiting (a migration Job that runs, a
  * sibling that is not ours), by the reconcile that finds it then: the resource is looked at again at that
  * time (ResourceMemory.dueInMs). It is said again when what it says changes, not at every look. Ready says
- * a wait at once, whatever its age: the status is level-based; the events tell what lasted.
+ * a wait at once, whatever its age: the status is level-based; the events tell what lasted. A reconcile
+ * in which a child fails counts no wait (reconciler.ts): the failure is what it says, and a wait behind it
+ * (a RoleBinding's for a Namespace that the API server refuses while it does not map the owner's kind, up
+ * to 30 s after its CRD is installed) is its consequence.
  */
 
 /** How long a wait lasts before it is said in an event: as long as a child may be still before it is stuck. */

@@ -93,8 +93,9 @@ it('hands out admin in the namespace it makes, holds its deletion while pods run
   ).toBe('yes');
   await waitFor(() => ready()?.status === 'True', { what: 'the TenantNamespace Ready' });
   expect(read().status?.phase).toBe('Active');
-  // The RoleBinding waited for the Namespace until its watch event came, a fraction of a second: no
-  // Waiting event says so (controller/reconcile/waits.ts).
+  // The RoleBinding waits for the Namespace, which the same reconcile applied just before: judged by the
+  // apply's answer, not by its watch event (seconds late on a busy API server), it waits not at all, and
+  // no Waiting event says it did (controller/reconcile/apply.ts).
   expect(events('default', `involvedObject.name=${tenant},reason=Waiting`)).toEqual([]);
 
   applyYaml(

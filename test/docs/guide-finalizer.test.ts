@@ -10,8 +10,8 @@ import { tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 test('a TenantNamespace is held while its pods run, then goes with its Namespace', async () => {
   const cluster = new InMemoryCluster([tenantNamespaceKind]);
   cluster.putResource(tenantNamespaceKind, 'team-a', { admin: 'alice' });
-  // The finalizer, the Namespace, the RoleBinding (which waits for the Namespace), Ready:
-  for (let i = 0; i < 4; i++) await cluster.reconcile(tenantNamespaceKind, undefined, 'team-a');
+  // The finalizer; the Namespace, then the RoleBinding that waits for it; Ready:
+  for (let i = 0; i < 3; i++) await cluster.reconcile(tenantNamespaceKind, undefined, 'team-a');
   expect(cluster.ready(tenantNamespaceKind, undefined, 'team-a')).toMatchObject({ status: 'True' });
   cluster.events.splice(0); // the events so far
   cluster.put(POD, {

@@ -62,7 +62,8 @@ describe('an image change with a migration Job named after the image', () => {
     expect(cluster.ready(webAppKind, NS, 'docs')).toMatchObject({
       status: 'False',
       reason: 'Waiting',
-      message: `Deployment docs waits for Job ${hashed('app:v2')}: does not exist yet`,
+      // The Job just created, as its apply answered (the cache shows it with its watch event).
+      message: `Deployment docs waits for Job ${hashed('app:v2')}: not complete (0 active, 0 succeeded)`,
     });
 
     complete(hashed('app:v2'));
@@ -134,7 +135,8 @@ describe("a kind's own Ready rule", () => {
       status: 'False',
       reason: 'Migrating',
       message:
-        'the database is being migrated (Deployment docs waits for Job docs-migrate: does not exist yet)',
+        'the database is being migrated ' +
+        '(Deployment docs waits for Job docs-migrate: not complete (0 active, 0 succeeded))',
     });
   });
 });
