@@ -15,6 +15,8 @@ import { KindDefinitionError, problemsOf } from './kind-checks';
 import { Converter } from './conversion';
 import { crdOf } from './kind-crd';
 import { kitView } from './kit-view';
+import type { Inputs } from './inputs/declare';
+import { inputValues } from './inputs/tokens';
 import { MAX_NAME_LENGTH } from './resource';
 import { versionInfos, type KindVersion } from './versions';
 
@@ -35,12 +37,18 @@ export function defineKind<
   Stored = Spec,
   Observed = unknown,
   Desired = unknown,
->(options: KindOptions<Spec, Status, Stored, Observed, Desired>): Kind<Spec, Status, Stored, Observed> {
+  I extends Inputs = Inputs,
+>(options: KindOptions<Spec, Status, Stored, Observed, Desired, I>): Kind<Spec, Status, Stored, Observed> {
   const problems = problemsOf(options as unknown as KindOptions<unknown, object>);
   if (problems.length > 0) throw new KindDefinitionError(String(options?.kind ?? '<no kind>'), problems);
   const [group, version] = options.apiVersion.split('/');
   const crd = crdOf(options as unknown as KindOptions<unknown, object>, group, version);
-  const Ctor = options.construct ?? Construct;
+  const Ctor = (options.construct ?? Construct) as new (
+    scope: Construct,
+    id: string,
+    props: object,
+  ) => Construct;
+  const inputs: Inputs = options.inputs ?? {};
   const versions = (options.versions ?? []) as readonly KindVersion[];
   const converter = new Converter(group, options.kind, version, versions);
   const specSchema = options.schema.spec;
@@ -56,6 +64,7 @@ export function defineKind<
     maxNameLength: options.maxNameLength ?? MAX_NAME_LENGTH,
     schema: options.schema,
     children: options.children,
+    inputs,
     watches: options.watches ?? [],
     ...(options.sync ? { sync: options.sync } : {}),
     ...(options.external ? { external: externalWork(options.external) } : {}),
@@ -65,10 +74,11 @@ export function defineKind<
     versions: versionInfos(version, versions, options.storageVersion),
     otherVersions: versions,
     convert: (resource, apiVersion) => converter.convert(resource, apiVersion),
-    build(scope, resource) {
+    build(scope, resource, known = {}) {
       return new Ctor(scope, options.kind.toLowerCase(), {
         name: resource.metadata.name,
         spec: (resource.spec ?? {}) as Spec,
+        ...(Object.keys(inputs).length > 0 ? { inputs: inputValues(inputs, known) } : {}),
       });
     },
     withDefaults: (spec) => withDefaults<Spec, Stored>(specSchema, spec),

@@ -4,6 +4,7 @@
  */
 import { isApiKind } from './api-kind';
 import { externalProblems } from './external';
+import { inputProblems } from './inputs/declare';
 import type { KindOptions } from './kind';
 import { isDns1035Label, isDns1123Subdomain, isQualifiedName } from './names';
 import { permissionProblems } from './permission';
@@ -151,6 +152,7 @@ export function problemsOf(o: KindOptions<unknown, object>): string[] {
   );
   if (version) problems.push(...versionProblems(version, o.versions, o.storageVersion));
   problems.push(...externalProblems(o.external, o.scope));
+  problems.push(...inputProblems(o.inputs, o.external !== undefined));
   for (const hook of ['status', 'ready'] as const) {
     need(o[hook] === undefined || typeof o[hook] === 'function', `${hook} must be a function`);
   }

@@ -6,8 +6,9 @@ import type { Construct } from 'constructs';
 import type { ApiKind } from './api-kind';
 import type { ClusterView, ExtraWatch, Readiness, SyncStep } from './cluster-view';
 import type { ExternalWork, KindExternal } from './external';
+import type { Inputs, InputValue, InputValues } from './inputs/declare';
 import type { KindPermission } from './permission';
-import type { CustomResource, Manifest, ResourceProps } from './resource';
+import type { CustomResource, Manifest, ResourceProps, ResourcePropsWithInputs } from './resource';
 import type { CustomResourceDefinition } from './schema';
 import type { KindSchema } from './kind-schema';
 import type { KindVersion, VersionInfo } from './versions';
@@ -15,8 +16,15 @@ import type { KindVersion, VersionInfo } from './versions';
 /** The category every kind's CRD carries: `kubectl get reconstruct` lists the resources of every kind. */
 export const KIND_CATEGORY = 'reconstruct';
 
-/** The construct of a kind: a cdk8s construct class that adds a resource's children to `scope`. */
-export type KindConstruct<Spec> = new (scope: Construct, id: string, props: ResourceProps<Spec>) => Construct;
+/**
+ * The construct of a kind: a cdk8s construct class that adds a resource's children to `scope`. A kind with
+ * inputs gets them too (`ResourcePropsWithInputs`).
+ */
+export type KindConstruct<Spec, In extends object = Record<never, never>> = new (
+  scope: Construct,
+  id: string,
+  props: keyof In extends never ? ResourceProps<Spec> : ResourcePropsWithInputs<Spec, In>,
+) => Construct;
 
 /** What a kind's status and readiness rules see: the resource, its desired children and the cluster. */
 export interface StatusContext<Spec = unknown, Observed = unknown> {
@@ -105,6 +113,7 @@ export interface KindOptions<
   Stored = Spec,
   Observed = unknown,
   Desired = unknown,
+  I extends Inputs = Inputs,
 > {
   /** `<group>/<version>`, e.g. `cache.example.com/v1alpha1`. */
   readonly apiVersion: string;
@@ -138,7 +147,16 @@ export interface KindOptions<
    * The construct that synthesizes a resource's children.
    * @default - none, for a kind with no children (`children: []`): its resources render nothing
    */
-  readonly construct?: KindConstruct<Spec>;
+  readonly construct?: KindConstruct<Spec, Inputs extends I ? any : InputValues<I>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- inputs not inferred (defineKind<Spec>): unchecked
+  /**
+   * What the construct reads besides the spec, by name (`fromChild`, `fromObject`, `fromConfigMap`,
+   * `fromSecret`, `fromExternal`): it gets each as `props.inputs.<name>`, the value once known and a
+   * placeholder until then. A child that holds a placeholder waits (Ready=False names the input and the
+   * object); the others are applied. The controller reads exactly these objects, and re-renders the
+   * resource when one changes; `reconstruct synth --inputs FILE` renders with given values.
+   * @default - none: the construct reads only the spec
+   */
+  readonly inputs?: I;
   /**
    * Every kind of object the construct may produce: what pruning lists, the controller watches and RBAC
    * grants; empty for a kind whose work is all outside Kubernetes (`external`), which then costs no child
@@ -218,6 +236,8 @@ export interface Kind<
   readonly maxNameLength: number;
   readonly schema: KindSchema;
   readonly children: readonly ApiKind[];
+  /** What the construct reads besides the spec (see KindOptions.inputs); empty when nothing. */
+  readonly inputs: Inputs;
   readonly watches: readonly ExtraWatch[];
   readonly sync?: KindSync<Stored>;
   /** Its external work with the defaults filled in (see KindOptions.external). */
@@ -237,8 +257,15 @@ export interface Kind<
    * KindVersion); the same object when it already is. Throws naming the resource for another version.
    */
   convert<T extends CustomResource>(resource: T, apiVersion: string): T;
-  /** Adds the construct of `resource` to `scope`. Throws SpecError for a spec it cannot synthesize. */
-  build(scope: Construct, resource: CustomResource<Spec>): Construct;
+  /**
+   * Adds the construct of `resource` to `scope`, with the inputs known so far (placeholders for the rest).
+   * Throws SpecError for a spec it cannot synthesize.
+   */
+  build(
+    scope: Construct,
+    resource: CustomResource<Spec>,
+    inputs?: Readonly<Record<string, InputValue>>,
+  ): Construct;
   /** `spec` with the schema's defaults filled in, as the API server would store it. */
   withDefaults(spec: Spec): Stored;
   /** The kind's own status fields. */

@@ -124,3 +124,12 @@ export interface ResourceProps<Spec> {
    */
   readonly spec: Spec;
 }
+
+/**
+ * What the construct of a kind with inputs (KindOptions.inputs) gets: each input's value once known, a
+ * placeholder until then, which the kit finds in the children that hold it (they wait). `isKnown` tells
+ * which, for a construct that computes with one (a hash) rather than placing it in a field.
+ */
+export interface ResourcePropsWithInputs<Spec, In> extends ResourceProps<Spec> {
+  readonly inputs: In;
+}

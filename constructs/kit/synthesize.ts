@@ -7,6 +7,8 @@ import { checkChildNames } from './child-names';
 import { OWNER_UID_ANNOTATION, RETAIN_ANNOTATION } from './child-annotations';
 import { checkPolicies } from './policy-of';
 import type { Kind } from './kind';
+import type { InputValue } from './inputs/declare';
+import { pendingChildren } from './inputs/pending';
 import { CustomResource, MAX_NAME_LENGTH, Manifest, SpecError, childLabels } from './resource';
 import { checkSelectors } from './selectors';
 import { handReplicasToAutoscalers } from './workload';
@@ -26,6 +28,13 @@ export interface SynthesizeOptions {
    * @default false - each construct checks its spec against the kind's schema, as in a cdk8s app
    */
   readonly admitted?: boolean;
+  /**
+   * The values of the kind's inputs known so far (KindOptions.inputs), by name. The construct gets a
+   * placeholder for each other one, and the children that hold one are returned with it: `pendingChildren`
+   * says which, and what they wait for.
+   * @default - none known
+   */
+  readonly inputs?: Readonly<Record<string, InputValue>>;
 }
 
 /**
@@ -62,7 +71,7 @@ export function resourceChart<Spec>(
     disableResourceNameHashes: true,
   });
   if (options.admitted) chart.node.setContext(ADMITTED_CONTEXT, true);
-  kind.build(chart, resource);
+  kind.build(chart, resource, options.inputs);
   handReplicasToAutoscalers(chart);
 
   if (options.owner) {
@@ -87,7 +96,9 @@ export function resourceChart<Spec>(
  * for a child of a kind the definition's `children` do not list (a ChildError, see checkChildKinds), for a
  * child the API server would refuse for its name or a label value (see checkChildNames), for a pod
  * selector that would take in the pods of another resource of the kind (see checkSelectors), and when the
- * children's policies do not fit together (a child waits for one that is not rendered, or in a cycle).
+ * children's policies do not fit together (a child waits for one that is not rendered, or in a cycle), and
+ * for children that wait for inputs in a cycle (see pendingChildren). Children that hold an input's
+ * placeholder are returned with it.
  *
  * The chart is named after the resource, so that what cdk8s and cdk8s-plus derive from construct paths
  * differs between resources: the `cdk8s.io/metadata.addr` label a Service selects its workload by
@@ -108,6 +119,7 @@ export function synthesize<Spec>(
   checkChildNames(resource, children);
   checkSelectors(resource, children);
   checkPolicies(children, kind.children);
+  pendingChildren(kind, resource, children); // throws for inputs that would never come
   if (options.owner) for (const child of children) releaseRetained(child, options.owner.uid);
   return children;
 }
