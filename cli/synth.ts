@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { toYamlStream } from '../synth/yaml';
 import { builtinKinds } from '../constructs/builtin';
+import { readInputsFile } from '../synth/inputs';
 import { formatProblem, type Problem } from '../synth/problem';
 import { OutputDir } from '../synth/output-dir';
 import { streamDocuments, type StdinSource } from '../synth/read';
@@ -17,7 +18,8 @@ import {
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 
 const SYNTH_HELP = `Usage: reconstruct synth PATH... [-o DIR | -o -] [-n NAMESPACE] [--unknown pass|error]
-                       [--include-generated] [--no-validate-children] [--kinds MODULE]
+                       [--include-generated] [--no-validate-children] [--inputs FILE] [--placeholders]
+                       [--kinds MODULE]
 
 Renders custom resources to the plain Kubernetes manifests the operator would apply, without a
 cluster. Built-in kinds: ${builtinKinds.map((k) => k.kind).join(', ')}.
@@ -44,6 +46,12 @@ Options:
   --no-validate-children
                      do not check the children against the schemas of their kinds (a resource with
                      a child the API server would refuse is then rendered)
+  --inputs FILE      the values of resources' observed inputs (a kind's \`inputs\`: a Service's address,
+                     a ConfigMap's key), YAML mapping each resource to its values, as in
+                       WebFront/web/shop: { host: lb.example.net, theme: dark }
+                     what renders is what the controller applies with those values. A child that waits
+                     for an input not given is left out, and said so on standard error
+  --placeholders     render a child that waits for an input with the input marked (<input:host>)
 ${KINDS_HELP}
   -h, --help         show this help
 
@@ -146,6 +154,8 @@ export async function synthCommand(
       'include-generated': { type: 'boolean' },
       'no-validate-children': { type: 'boolean' },
       unknown: { type: 'string' },
+      inputs: { type: 'string' },
+      placeholders: { type: 'boolean' },
     },
     io,
     true,
@@ -163,7 +173,14 @@ export async function synthCommand(
   }
   const kinds = await commandKinds('synth', values, io);
   if (typeof kinds === 'number') return kinds;
+  const inputs = values.inputs === undefined ? undefined : readInputsFile(values.inputs);
+  if (inputs && 'message' in inputs) {
+    err.write(`${formatProblem(inputs)}\n`);
+    return 1;
+  }
   const renderer = new DocumentRenderer({
+    inputs,
+    placeholders: values.placeholders === true,
     kinds,
     namespace: values.namespace,
     includeGenerated: values['include-generated'] === true,
@@ -204,7 +221,7 @@ export async function synthCommand(
       else {
         counts.rendered++;
         const resource = `${o.resource.kind}/${o.resource.metadata.name}`;
-        const notes = [...o.omitted.map(omittedMessage), externalOnlyMessage(o)];
+        const notes = [...o.omitted.map(omittedMessage), ...o.pending, externalOnlyMessage(o)];
         for (const message of notes.filter((m) => m !== undefined)) {
           err.write(`${formatProblem({ file: o.file, resource, message })}\n`);
         }

@@ -94,14 +94,11 @@ export function runKrmFunction(
   });
   const results = problems.map((p) => result(p, items));
   // Children left out for their generated values: said, not failed (as `synth` says so on stderr).
+  // So are children that wait for inputs a KRM function is not given (it reads no cluster).
   for (const r of rendered) {
-    for (const omitted of r.omitted) {
-      const ref = resourceRef(r.resource);
-      results.push({
-        message: omittedMessage(omitted),
-        severity: 'info',
-        ...(ref ? { resourceRef: ref } : {}),
-      });
+    const ref = resourceRef(r.resource);
+    for (const message of [...r.omitted.map(omittedMessage), ...r.pending]) {
+      results.push({ message, severity: 'info', ...(ref ? { resourceRef: ref } : {}) });
     }
   }
   const failed = results.some((r) => r.severity === 'error');

@@ -15,6 +15,7 @@ import {
 } from '../constructs/kit/child-policy';
 import { ChildError, childLabel } from '../constructs/kit/child-kinds';
 import { validateChild } from '../constructs/kit/validate/kubernetes';
+import { givenFor, offlinePending, pendingMessage, type GivenInputs } from './inputs';
 import type { Problem } from './problem';
 import { parseDocuments, type SourceDocument } from './read';
 import { validateResource, type FieldError, type Validated } from '../constructs/kit/validate';
@@ -33,6 +34,11 @@ export interface Rendered {
    * create-only Secret's password), unless `includeGenerated` asked for them: what to tell the user.
    */
   readonly omitted: readonly Omitted[];
+  /**
+   * Children that wait for inputs the render was not given (see synth/inputs.ts): left out, or rendered
+   * with marked placeholders when `placeholders` asked; one line each tells the user.
+   */
+  readonly pending: readonly string[];
 }
 
 /** A child left out of offline output, and the JSON pointers of the values the controller generates. */
@@ -76,6 +82,10 @@ export interface RenderOptions {
    * @default true
    */
   readonly validateChildren?: boolean;
+  /** The values of resources' inputs (`--inputs FILE`), by resource. */
+  readonly inputs?: GivenInputs;
+  /** Render a child that waits for an input with its placeholder marked (`<input:host>`), not leave it out. */
+  readonly placeholders?: boolean;
 }
 
 /**
@@ -84,7 +94,8 @@ export interface RenderOptions {
  */
 export function externalOnlyMessage(rendered: Rendered): string | undefined {
   const work = rendered.kind.external;
-  if (!work || rendered.children.length > 0 || rendered.omitted.length > 0) return undefined;
+  if (!work || rendered.children.length > 0 || rendered.omitted.length > 0 || rendered.pending.length > 0)
+    return undefined;
   let what: string;
   try {
     what = work.describe(work.desired(rendered.resource));
@@ -182,10 +193,21 @@ export function renderDocument(
   if (converted.problems)
     return { problems: converted.problems.map((e) => problem(e.field, e.message, withNamespace)) };
   const resource = converted.resource;
+  const given = givenFor(options.inputs, definition, resource, describe(resource));
+  if (given.problems.length > 0) return { problems: given.problems };
   try {
-    const synthesized = synthesize(definition, resource, { admitted: true });
+    const all = synthesize(definition, resource, { admitted: true, inputs: given.values });
+    const { children: synthesized, pending } = offlinePending(
+      definition,
+      resource,
+      all,
+      options.placeholders,
+    );
+    const waiting = new Set(pending.map((p) => `${p.child.kind} ${p.child.metadata.name}`));
     if (options.validateChildren !== false) {
-      const problems = synthesized.flatMap((child) =>
+      // A child with placeholders is not what the controller will apply: it is checked once it has values.
+      const checked = synthesized.filter((c) => !waiting.has(`${c.kind} ${c.metadata.name}`));
+      const problems = checked.flatMap((child) =>
         childErrors(child, options.kinds).map((e): Problem => ({
           ...problem(e.field || undefined, e.message, resource),
           child: childLabel(child),
@@ -194,7 +216,8 @@ export function renderDocument(
       if (problems.length > 0) return { problems };
     }
     const children = offlineChildren(synthesized, options.includeGenerated);
-    return { rendered: { file, kind: definition, resource, ...children }, problems: [] };
+    const said = pending.map((p) => pendingMessage(definition, resource, p, options.placeholders));
+    return { rendered: { file, kind: definition, resource, ...children, pending: said }, problems: [] };
   } catch (err) {
     if (err instanceof ChildError) {
       return { problems: [{ ...problem(err.field, err.detail, resource), child: err.child }] };

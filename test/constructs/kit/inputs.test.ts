@@ -17,9 +17,7 @@ import {
   fromExternal,
   fromObject,
   fromSecret,
-  inputReads,
   isKnown,
-  markPending,
   pendingChildren,
   resolveInputs,
   synthesize,
@@ -30,6 +28,8 @@ import {
   type Manifest,
   type ResourcePropsWithInputs,
 } from '../../../index';
+import { inputReads } from '../../../constructs/kit/inputs/resolve';
+import { markPending } from '../../../constructs/kit/inputs/tokens';
 import { webFrontKind, type WebFrontSpec } from '../../fixtures/kinds/web-front';
 
 const front = (name = 'shop'): CustomResource<WebFrontSpec> => ({
