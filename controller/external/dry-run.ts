@@ -15,6 +15,8 @@ export class DryRunExternal implements ExternalSteps {
   /** By queue key: what the controller would do outside for the resource, or why it cannot tell. */
   readonly planned = new Map<string, { change?: string; error?: string }>();
   private readonly stop = new AbortController().signal;
+  /** By queue key: what observe said, for the resource's inputs (in a dry run's second pass). */
+  private readonly observations = new Map<string, unknown>();
 
   constructor(private readonly secrets: SecretReads) {}
 
@@ -40,6 +42,7 @@ export class DryRunExternal implements ExternalSteps {
       this.planned.set(key, { error: `cannot observe ${what}: ${reason}: ${message}` });
       return { readiness: { ready: false, reason, message } };
     }
+    this.observations.set(key, outcome.value);
     const observation = { value: outcome.value, at: 0, fingerprint: fingerprint(desired) };
     const said = verdict(work, resource, desired, observation, deleting);
     const planned =
@@ -55,6 +58,10 @@ export class DryRunExternal implements ExternalSteps {
       ...(said.gone ? { gone: true } : {}),
       observed: outcome.value,
     };
+  }
+
+  observed(key: string): unknown {
+    return this.observations.get(key);
   }
 
   busy(): boolean {

@@ -79,6 +79,10 @@ export class ExternalPhase {
   }
 
   /** Whether a handler of the resource of `key` runs now. */
+  observed(key: string): unknown {
+    return this.steps.observed(key);
+  }
+
   busy(key: string): boolean {
     return this.steps.busy(key);
   }

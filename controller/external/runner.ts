@@ -159,6 +159,10 @@ export class ExternalRunner implements ExternalSteps {
     return this.entries.get(key)?.running !== undefined;
   }
 
+  observed(key: string): unknown {
+    return this.entries.get(key)?.observation?.value;
+  }
+
   forget(key: string): void {
     this.entries.delete(key);
     this.secrets.forget(key);

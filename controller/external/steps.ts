@@ -39,6 +39,8 @@ export interface ExternalSteps {
   busy(key: string): boolean;
   /** Forgets a resource that is gone. */
   forget(key: string): void;
+  /** What the resource's external object was last observed to be (for its inputs); undefined while none. */
+  observed(key: string): unknown;
 }
 
 /** The Ready reason of a handler that failed without saying why in the kind's words. */

@@ -135,6 +135,7 @@ async function applyChild(
     const blocker = waitingFor(intent, desired, view, metadata);
     return blocker && { kind: 'waiting', label, message: `${label} waits for ${blocker.message}` };
   };
+  if (intent.pending) return { kind: 'waiting', label, message: intent.pending };
   if (isWriteOnly(type)) return waiting() ?? applyWriteOnly(deps, scope, intent, label, foreign);
   // The child caches hold only what carries our managed-by label. A name they lack but that exists is
   // someone else's object (or ours, not seen yet): one read settles it before a forced apply could take

@@ -50,6 +50,11 @@ export interface Intent {
   readonly createBody: Manifest;
   /** With ignored fields: just those, as the `-initial` manager applies them after the creation. */
   readonly initial?: Manifest;
+  /**
+   * It holds an input not known yet (KindOptions.inputs): what it waits for, as Ready says it. It is not
+   * applied (it holds a placeholder) nor pruned: the object in the cluster, if any, stays as it is.
+   */
+  readonly pending?: string;
 }
 
 /** One child of those `synthesize` returned, which has checked that its kind is one of `definition`'s. */

@@ -27,7 +27,10 @@ export class KindReads {
     const key = kindKey(definition);
     const made = this.views.get(key);
     if (made) return made;
-    const types = new Set<string>();
+    // What its inputs read of its children (KindOptions.inputs), it reads from the first reconcile on.
+    const types = new Set<string>(
+      Object.values(definition.inputs).flatMap((i) => (i.from === 'child' ? [kindKey(i.type)] : [])),
+    );
     this.read.set(key, types);
     const caches = this.caches;
     const recording: ClusterView & { [KIT_VIEW]: ClusterView } = {

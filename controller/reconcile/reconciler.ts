@@ -29,6 +29,7 @@ import type { Logger } from '../log';
 import { applyChildren, type ApplyDeps, type ApplyScope } from './apply';
 import { decide, decideInvalid, type Decision } from './decide';
 import { finalize } from './finalize';
+import { InputReader } from '../inputs/reader';
 import { KindReads } from './kind-reads';
 import { ResourceMemory } from './memory';
 import { OrderedDeletion } from './ordered-deletion';
@@ -119,6 +120,7 @@ export class Reconciler {
   private readonly enqueue: ReconcilerOptions['enqueue'];
   private readonly shard: ReconcilerOptions['shard'];
   private readonly external: ExternalPhase;
+  private readonly inputs: InputReader;
 
   constructor(options: ReconcilerOptions) {
     const { view, writer, events, log, now = () => new Date(), kindAnnotations = () => undefined } = options;
@@ -136,6 +138,7 @@ export class Reconciler {
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
     this.apply = { view, writer, drift, writeOnly, unseen };
+    this.inputs = new InputReader(view, writer);
     const enqueue = options.enqueue ?? (() => undefined);
     const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue });
     this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now, events);
@@ -195,7 +198,8 @@ export class Reconciler {
     const token = requestedReconcile(resource);
     const requested = token !== undefined && this.memory.requested(key, token) ? token : undefined;
     const asked = { requested, resumed: saysSuspended(resource) };
-    const synthesis = () => this.memory.syntheses.intents(definition, key, resource);
+    const inputs = await this.inputs.resolve(definition, resource, log, this.external.observed(key));
+    const synthesis = () => this.memory.syntheses.intents(definition, key, resource, inputs);
     const { finalizer, terminating, writeOnly } = this.memory;
     const children = () => synthesis().map((i) => i.child);
     const outside = await this.external.finalize(definition, resource, children, !!requested, log);

@@ -2,15 +2,23 @@
  * The synthesize phase: the children of a resource as the controller handles them (Intents), rendered by
  * the function the offline renderer uses, once per generation of the resource.
  */
-import { synthesize, type CustomResource, type Kind } from '../../constructs/kit';
+import {
+  pendingChildren,
+  synthesize,
+  type CustomResource,
+  type Kind,
+  type ResolvedInputs,
+} from '../../constructs/kit';
 import { intentOf, type Intent } from './intent';
 import { bucketOf } from '../sharding/ring';
+
+const NO_INPUTS: ResolvedInputs = { values: {}, missing: {} };
 
 /** A resource's last synthesis. */
 interface Synthesis {
   readonly uid: string;
   readonly generation: number;
-  /** The values of the labels passed on to the children, as one string. */
+  /** The values of the labels passed on to the children, and of the inputs, as one string. */
   readonly passed: string;
   readonly intents: Intent[];
 }
@@ -35,8 +43,17 @@ export class Syntheses {
     private readonly bucketLabel?: string,
   ) {}
 
-  /** The resource's children; throws the construct's SpecError for a spec it refuses. */
-  intents(definition: Kind, key: string, resource: CustomResource): Intent[] {
+  /**
+   * The resource's children, rendered with its inputs' values: a child that holds an input not known
+   * yet is `pending` (never applied; Ready says what it waits for). Throws the construct's SpecError for a
+   * spec it refuses.
+   */
+  intents(
+    definition: Kind,
+    key: string,
+    resource: CustomResource,
+    inputs: ResolvedInputs = NO_INPUTS,
+  ): Intent[] {
     const uid = resource.metadata.uid ?? '';
     const generation = resource.metadata.generation;
     const labels = resource.metadata.labels ?? {};
@@ -44,14 +61,30 @@ export class Syntheses {
       this.copyLabels.filter((k) => labels[k] !== undefined).map((k) => [k, labels[k]]),
     );
     if (this.bucketLabel) passed[this.bucketLabel] = bucketOf(uid);
-    const passedKey = JSON.stringify(passed);
+    const passedKey = JSON.stringify([passed, inputs.values, inputs.missing]);
     const last = this.last.get(key);
     if (last && last.uid === uid && last.generation === generation && last.passed === passedKey)
       return last.intents;
     this.last.delete(key);
-    const children = asParsedJson(synthesize(definition, resource, { owner: { uid }, admitted: true }));
+    const rendered = synthesize(definition, resource, {
+      owner: { uid },
+      admitted: true,
+      inputs: inputs.values,
+    });
+    const children = asParsedJson(rendered);
     for (const child of children) child.metadata.labels = { ...child.metadata.labels, ...passed };
-    const intents = children.map((child) => intentOf(definition, child));
+    const waits = new Map(
+      pendingChildren(definition, resource, rendered).map(({ child, inputs: names }) => [
+        `${child.kind} ${child.metadata.name}`,
+        names.map((n) => `input ${n}: ${inputs.missing[n] ?? 'not known yet'}`).join(', '),
+      ]),
+    );
+    const intents = children.map((child) => {
+      const label = `${child.kind} ${child.metadata.name}`;
+      const wait = waits.get(label);
+      const intent = intentOf(definition, child);
+      return wait ? { ...intent, pending: `${label} waits for ${wait}` } : intent;
+    });
     if (generation !== undefined) this.last.set(key, { uid, generation, passed: passedKey, intents });
     return intents;
   }
