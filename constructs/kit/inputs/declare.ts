@@ -8,6 +8,7 @@
  * a placeholder waits (it is not applied; Ready names the input and what it waits for).
  */
 import type { ApiKind } from '../api-kind';
+import { isDns1123Label } from '../names';
 import type { CustomResource } from '../resource';
 
 /** A value an input gives the construct. */
@@ -33,21 +34,21 @@ export type InputSource<Spec = unknown, Observed = unknown> =
       readonly from: 'object';
       readonly type: ApiKind;
       readonly name: NameFrom<Spec>;
-      readonly namespace?: NameFrom<Spec>;
+      readonly namespace?: string;
       readonly path: string;
     }
   | {
       /** One key of a ConfigMap (`data`), named by the resource. */
       readonly from: 'configMap';
       readonly name: NameFrom<Spec>;
-      readonly namespace?: NameFrom<Spec>;
+      readonly namespace?: string;
       readonly key: string;
     }
   | {
       /** One key of a Secret (`data`, decoded), named by the resource. */
       readonly from: 'secret';
       readonly name: NameFrom<Spec>;
-      readonly namespace?: NameFrom<Spec>;
+      readonly namespace?: string;
       readonly key: string;
     }
   | {
@@ -110,8 +111,13 @@ export interface ChildOptions<Spec> {
 /** Where an object the resource names is, and which field of it. */
 export interface ObjectField<Spec> {
   readonly name: NameFrom<Spec>;
-  /** @default - the resource's namespace (a cluster-scoped kind reading a namespaced object must say) */
-  readonly namespace?: NameFrom<Spec>;
+  /**
+   * Another namespace, fixed by the kind: a resource reads only what its namespace holds unless the kind
+   * says where else (a user who may not read a Secret in another namespace cannot have the controller
+   * read it for them by naming it in a spec).
+   * @default - the resource's namespace (a cluster-scoped kind reading a namespaced object must say)
+   */
+  readonly namespace?: string;
   readonly path: string;
 }
 
@@ -136,8 +142,8 @@ export function fromObject<Spec>(
 /** Which key of a ConfigMap or Secret the resource names. */
 export interface KeyOf<Spec> {
   readonly name: NameFrom<Spec>;
-  /** @default - the resource's namespace */
-  readonly namespace?: NameFrom<Spec>;
+  /** Another namespace, fixed by the kind (see ObjectField.namespace). @default - the resource's namespace */
+  readonly namespace?: string;
   readonly key: string;
 }
 
@@ -214,6 +220,16 @@ export function inputProblems(inputs: unknown, hasExternal: boolean): string[] {
       } catch (err) {
         problems.push(`${at}: ${(err as Error).message}`);
       }
+    }
+    const namespace = (input as { namespace?: unknown }).namespace;
+    if (
+      from !== 'child' &&
+      namespace !== undefined &&
+      !(typeof namespace === 'string' && isDns1123Label(namespace))
+    ) {
+      problems.push(
+        `${at}: namespace must be a namespace's name, fixed by the kind (not read from the spec)`,
+      );
     }
     if ((from === 'configMap' || from === 'secret') && !(typeof input.key === 'string' && input.key)) {
       problems.push(`${at}: which key of the ${from === 'secret' ? 'Secret' : 'ConfigMap'} (key)`);

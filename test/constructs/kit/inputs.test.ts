@@ -274,12 +274,18 @@ describe('declaring inputs', () => {
           Host: fromChild(SERVICE, 'a', 'status..x'),
           zone: fromExternal((o: { id: string }) => o.id),
           key: fromConfigMap({ name: 'a', key: '' }),
+          elsewhere: fromSecret({
+            name: 'a',
+            key: 'k',
+            namespace: ((r: { spec: { ns: string } }) => r.spec.ns) as never,
+          }),
         },
       });
     expect(define).toThrow(KindDefinitionError);
     expect(define).toThrow(
       'inputs.Host: an input\'s name must be lowerCamelCase; inputs.Host: "status..x" is not a field path (as in status.loadBalancer.ingress[0].hostname); ' +
-        'inputs.zone reads the external object, but the kind has no external work; inputs.key: which key of the ConfigMap (key)',
+        'inputs.zone reads the external object, but the kind has no external work; inputs.key: which key of the ConfigMap (key); ' +
+        "inputs.elsewhere: namespace must be a namespace's name, fixed by the kind (not read from the spec)",
     );
   });
 });
