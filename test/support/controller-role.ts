@@ -18,6 +18,7 @@ import { installManifests } from '../../controller/install/install';
 import type { PolicyRule } from '../../controller/install/permissions';
 import { policyDemoKind } from '../fixtures/kinds/policy-demo';
 import { cacheClusterKind, webAppKind } from '../fixtures/kinds/web-app';
+import { webFrontKind } from '../fixtures/kinds/web-front';
 import { tenantNamespaceKind } from '../fixtures/kinds/tenant-namespace';
 import { rollingV1 } from '../fixtures/kinds/rolling-v1';
 import { bannerKind } from '../fixtures/kinds/versioned';
@@ -34,6 +35,7 @@ export const TESTED_KINDS: readonly Kind[] = [
   rollingV1,
   bannerKind,
   zoneRecordKind,
+  webFrontKind,
 ];
 
 const NAMESPACE = 'reconstruct-tests';
