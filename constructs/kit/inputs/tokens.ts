@@ -61,17 +61,31 @@ function mapLeaves(value: unknown, visit: (leaf: string | number) => unknown): u
   return value;
 }
 
+/**
+ * A number placeholder the construct turned into a string (`String(inputs.port)`, a template literal):
+ * its digits, by input index. Found in strings too, so that such a child waits as well.
+ */
+function numbersAsText(inputs: Inputs): [number, string][] {
+  return Object.values(inputs).flatMap((input, index): [number, string][] =>
+    input.as === 'number' ? [[index, String(numberPlaceholder(index))]] : [],
+  );
+}
+
 /** The names of the inputs whose placeholders `manifest` holds (in keys too), in declaration order. */
 export function pendingInputs(inputs: Inputs, manifest: unknown): string[] {
   const names = Object.keys(inputs);
+  const asText = numbersAsText(inputs);
   const found = new Set<number>();
   mapLeaves(manifest, (leaf) => {
     if (typeof leaf === 'number') {
       const index = numberIndex(leaf);
       if (index !== undefined) found.add(index);
-    } else if (leaf.includes(STRING_PREFIX)) {
+      return leaf;
+    }
+    if (leaf.includes(STRING_PREFIX)) {
       for (const match of leaf.matchAll(STRING_PATTERN)) found.add(Number(match[1]));
     }
+    for (const [index, text] of asText) if (leaf.includes(text)) found.add(index);
     return leaf;
   });
   return [...found].sort((a, b) => a - b).flatMap((i) => (names[i] !== undefined ? [names[i]] : []));
@@ -80,14 +94,17 @@ export function pendingInputs(inputs: Inputs, manifest: unknown): string[] {
 /** `manifest` with each placeholder written as `<input:NAME>`: offline output that shows what is pending. */
 export function markPending<T>(inputs: Inputs, manifest: T): T {
   const names = Object.keys(inputs);
+  const asText = numbersAsText(inputs);
   const mark = (index: number) => `<input:${names[index] ?? index}>`;
   return mapLeaves(manifest, (leaf) => {
     if (typeof leaf === 'number') {
       const index = numberIndex(leaf);
       return index === undefined ? leaf : mark(index);
     }
-    return leaf.includes(STRING_PREFIX)
+    let text = leaf.includes(STRING_PREFIX)
       ? leaf.replace(STRING_PATTERN, (_, i: string) => mark(Number(i)))
       : leaf;
+    for (const [index, digits] of asText) text = text.split(digits).join(mark(index));
+    return text;
   }) as T;
 }

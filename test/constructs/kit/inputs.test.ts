@@ -81,7 +81,13 @@ describe('a construct with inputs', () => {
           kind: 'ConfigMap',
           metadata: { name: props.name },
           data: { n: '1' },
-          binaryData: undefined,
+        });
+        // The number turned into text: still found.
+        new ApiObject(this, 'text', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `${props.name}-text` },
+          data: { replicas: `${props.inputs.replicas} replicas` },
         });
         new ApiObject(this, 'svc', {
           apiVersion: 'v1',
@@ -102,9 +108,15 @@ describe('a construct with inputs', () => {
     });
     const resource = { apiVersion: kind.apiVersion, kind: 'Scaled', metadata: { name: 'a' }, spec: {} };
     const pending = pendingChildren(kind, resource, synthesize(kind, resource));
-    expect(pending.map((p) => p.child.kind)).toEqual(['Service']);
+    expect(pending.map((p) => `${p.child.kind} ${p.child.metadata.name}`)).toEqual([
+      'ConfigMap a-text',
+      'Service a',
+    ]);
+    expect(markPending(kind.inputs, pending[0].child).data).toEqual({
+      replicas: '<input:replicas> replicas',
+    });
     expect(isKnown(seen[0])).toBe(false);
-    expect(markPending(kind.inputs, pending[0].child).spec).toEqual({
+    expect(markPending(kind.inputs, pending[1].child).spec).toEqual({
       ports: [{ port: '<input:replicas>' }],
     });
     seen = [];
