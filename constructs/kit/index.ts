@@ -59,29 +59,7 @@ export {
   type ExternalWork,
   type KindExternal,
 } from './external';
-export {
-  fromChild,
-  fromConfigMap,
-  fromExternal,
-  fromObject,
-  fromSecret,
-  isKnown,
-  pendingChildren,
-  resolveInputs,
-  type AsNumber,
-  type ChildOptions,
-  type Input,
-  type InputSource,
-  type InputValue,
-  type InputValues,
-  type Inputs,
-  type KeyOf,
-  type NameFrom,
-  type ObjectField,
-  type ObjectLookup,
-  type PendingChild,
-  type ResolvedInputs,
-} from './inputs';
+export * from './inputs';
 export * from './kind';
 export type { KindSchema, ScaleSubresource } from './kind-schema';
 export { KindDefinitionError } from './kind-checks';

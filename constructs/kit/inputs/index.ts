@@ -1,12 +1,10 @@
-/** Observed inputs: what a construct reads besides the spec (see declare.ts). */
+/** Observed inputs: what a construct reads besides the spec (see declare.ts). What the kit exports of them. */
 export {
   fromChild,
   fromConfigMap,
   fromExternal,
   fromObject,
   fromSecret,
-  parsePath,
-  inputProblems,
   type AsNumber,
   type ChildOptions,
   type Input,
@@ -19,5 +17,5 @@ export {
   type ObjectField,
 } from './declare';
 export { pendingChildren, type PendingChild } from './pending';
-export { inputReads, resolveInputs, type InputRead, type ObjectLookup, type ResolvedInputs } from './resolve';
-export { inputValues, isKnown, markPending, pendingInputs } from './tokens';
+export { resolveInputs, type ObjectLookup, type ResolvedInputs } from './resolve';
+export { isKnown } from './tokens';
