@@ -355,7 +355,7 @@ export class Metrics {
 }
 
 /**
- * Counts every request of `client` in `metrics`, and logs each write at debug level: what a reader of the log
+ * Counts every request of `client` in `metrics`, and logs each write and read (not watches) at debug level: what a reader of the log
  * (the sharding fault tests: never two writers at once) needs to know who wrote what, when. A write refused
  * says why, in the same line as it is counted: `reason` tells a namespace being deleted or an owner kind not
  * yet discovered (the API server's 403s that are not RBAC's) from a refusal by RBAC, which the cluster tests
@@ -373,6 +373,8 @@ export function observeRequests(client: KubeClient, metrics: Metrics, log: Logge
         ms: Math.round(seconds * 1000),
         ...(error instanceof ApiError ? { reason: refusalReason(error), error: error.message } : {}),
       });
+    // Reads are few (the caches answer most): each one in the debug log says what made the count move.
+    else if (verb === 'get' || verb === 'list') log.debug('api read', { verb, path, code });
   };
 }
 
