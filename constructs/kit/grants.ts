@@ -71,12 +71,14 @@ export function kindGrants(kinds: readonly Kind[]): Grant[] {
       const names = typeof secret.name === 'string' ? [secret.name] : [];
       grant(SECRET, SECRET.plural, ['get'], names);
     }
-    // Inputs read objects that are not children by name on each reconcile (controller/inputs/reader.ts):
-    // `get`, of the name where the kind fixes it; a child's field comes from the child caches.
+    // Inputs read objects that are not children by name (controller/inputs): a `get`, then a watch of
+    // that one object (list and watch with `fieldSelector=metadata.name=NAME`, which the API server
+    // authorizes as a request for that name): of the name where the kind fixes it; a child's field comes
+    // from the child caches.
     for (const input of Object.values(kind.inputs)) {
       if (input.from === 'child' || input.from === 'external') continue;
       const type = input.from === 'configMap' ? CONFIG_MAP : input.from === 'secret' ? SECRET : input.type;
-      grant(type, type.plural, ['get'], typeof input.name === 'string' ? [input.name] : []);
+      grant(type, type.plural, ['get', 'list', 'watch'], typeof input.name === 'string' ? [input.name] : []);
     }
     // Extra watches are caches: read only. What a sync writes, the kind declares.
     for (const watch of kind.watches) grant(watch.type, watch.type.plural, ['list', 'watch']);

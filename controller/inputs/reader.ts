@@ -2,9 +2,10 @@
  * The inputs phase: a resource's observed inputs (KindOptions.inputs) resolved from the world as it is,
  * on every reconcile, before its children are rendered. A child's field is read from the child caches
  * (the controller watches its children); any other object an input names (a ConfigMap or a Secret of the
- * user's, another kind's resource) is read by name: a GET, never a list or a cache of every object of
- * its type, so a Secret input costs `get` on Secrets and holds only the one key in memory, for the
- * render. A read the API server forbids is said once per object, and the input waits, naming it.
+ * user's, another kind's resource) is read by name: from its watch by reference (./watches.ts: one watch
+ * of that one object, whose changes enqueue the resources that read it), or by a GET until that watch has
+ * synced; never a list or a cache of every object of its type. A read the API server forbids is said
+ * once per object, and the input waits, naming it.
  */
 import {
   resolveInputs,
@@ -20,6 +21,7 @@ import { isForbidden } from '../kube/errors';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
+import type { InputWatches, Read } from './watches';
 
 const NONE: ResolvedInputs = { values: {}, missing: {} };
 
@@ -30,7 +32,13 @@ export class InputReader {
   constructor(
     private readonly view: ClusterView,
     private readonly writer: Pick<Writer, 'read'>,
+    private readonly watches?: InputWatches,
   ) {}
+
+  /** The resource is gone: the objects it read are no longer watched for it. */
+  forget(key: string): void {
+    this.watches?.forget(key);
+  }
 
   /** The resource's inputs now; `observed`: what its external work last observed, if anything. */
   async resolve(
@@ -41,8 +49,10 @@ export class InputReader {
   ): Promise<ResolvedInputs> {
     const inputs = definition.inputs;
     if (Object.keys(inputs).length === 0) return NONE;
+    const resourceKey = objectKey(definition, resource.metadata.namespace, resource.metadata.name);
     const objects = new Map<string, KubeObject | undefined>();
     const forbidden = new Map<string, string>();
+    const watched: Read[] = [];
     for (const read of inputReads(inputs, resource)) {
       const key = objectKey(read.type, read.namespace, read.name);
       if (objects.has(key)) continue;
@@ -50,8 +60,17 @@ export class InputReader {
         objects.set(key, this.view.get(read.type, read.namespace, read.name));
         continue;
       }
+      const ref = { type: read.type, namespace: read.namespace, name: read.name };
+      const cached = this.watches?.get(ref);
+      if (cached) {
+        objects.set(key, cached.object);
+        watched.push(ref);
+        continue;
+      }
       try {
-        objects.set(key, await this.writer.read<KubeObject>(read.type, read.namespace, read.name));
+        const object = await this.writer.read<KubeObject>(read.type, read.namespace, read.name);
+        objects.set(key, object);
+        watched.push({ ...ref, seen: object?.metadata.resourceVersion ?? null });
         this.refused.delete(key);
       } catch (err) {
         if (!isForbidden(err)) throw err;
@@ -63,6 +82,7 @@ export class InputReader {
         }
       }
     }
+    this.watches?.track(resourceKey, watched);
     const lookup = (type: ApiKind, namespace: string | undefined, name: string) =>
       objects.get(objectKey(type, namespace, name));
     const resolved = resolveInputs(inputs, resource, lookup, observed);

@@ -3,7 +3,7 @@
  * synthesis, the children created and not seen yet, the write-only children's records and checks, what
  * blocks it, a status write held back, its not-Ready streak, since when its children wait, why its stuck
  * child is stuck, its finalizer's state, the drift repairs its children were given; and the namespaces
- * being deleted. Everything else is read from the caches on each reconcile. `forget` drops all of a
+ * being deleted; the objects its inputs read (watched for it while it reads them). Everything else is read from the caches on each reconcile. `forget` drops all of a
  * resource's at once, when it is gone.
  */
 import type { ClusterView } from '../../constructs/kit';
@@ -24,6 +24,8 @@ import { TerminatingNamespaces } from './terminating';
 import { Troubles } from './troubles';
 import { LastingWaits } from './waits';
 import { WriteOnlyChildren } from './write-only';
+import { InputReader } from '../inputs/reader';
+import type { InputWatches } from '../inputs/watches';
 
 export class ResourceMemory {
   readonly syntheses: Syntheses;
@@ -37,6 +39,7 @@ export class ResourceMemory {
   readonly drift: DriftRepair;
   readonly terminating: TerminatingNamespaces;
   readonly troubles: Troubles;
+  readonly inputs: InputReader;
 
   constructor(
     view: ClusterView,
@@ -50,8 +53,11 @@ export class ResourceMemory {
       copyLabels,
       bucketLabel,
       kindReads,
+      inputWatches,
     }: {
       reads?: LiveReads;
+      /** The watches of the objects inputs name (controller/inputs/watches.ts); none: each is read by a GET. */
+      inputWatches?: InputWatches;
       /** What a kind's sync reads through, recorded; the caches themselves when not given. */
       kindReads?: KindReads;
       busy?: () => boolean;
@@ -66,6 +72,7 @@ export class ResourceMemory {
     this.drift = new DriftRepair(writer, log);
     this.terminating = new TerminatingNamespaces(now);
     this.waits = new LastingWaits(now);
+    this.inputs = new InputReader(view, writer, inputWatches);
   }
 
   /** Forgets everything about the resource of `key`: it is gone. */
@@ -81,6 +88,7 @@ export class ResourceMemory {
     this.recheck.forget(key);
     this.waits.forget(key);
     this.troubles.forget(key);
+    this.inputs.forget(key);
   }
 
   /** By queue key: the last reconcile request handled, until the cache shows it in the status. */

@@ -25,11 +25,11 @@ import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
 import type { LiveReads } from '../kube/live-reads';
+import type { InputWatches } from '../inputs/watches';
 import type { Logger } from '../log';
 import { applyChildren, type ApplyDeps, type ApplyScope } from './apply';
 import { decide, decideInvalid, type Decision } from './decide';
 import { finalize } from './finalize';
-import { InputReader } from '../inputs/reader';
 import { KindReads } from './kind-reads';
 import { ResourceMemory } from './memory';
 import { OrderedDeletion } from './ordered-deletion';
@@ -98,6 +98,8 @@ export interface ReconcilerOptions {
    * asks it to let go (controller/sharding). A resource with the drain label is let go of, not reconciled.
    */
   readonly shard?: ShardLabels;
+  /** The watches of the objects inputs name, whose changes enqueue their readers; none: read by GETs. */
+  readonly inputWatches?: InputWatches;
   /**
    * Where the handlers of kinds with external work run (controller/external): in the background, their
    * resources queued again through `enqueue` when they settle, unless given (a dry run's).
@@ -120,7 +122,6 @@ export class Reconciler {
   private readonly enqueue: ReconcilerOptions['enqueue'];
   private readonly shard: ReconcilerOptions['shard'];
   private readonly external: ExternalPhase;
-  private readonly inputs: InputReader;
 
   constructor(options: ReconcilerOptions) {
     const { view, writer, events, log, now = () => new Date(), kindAnnotations = () => undefined } = options;
@@ -138,7 +139,6 @@ export class Reconciler {
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
     this.apply = { view, writer, drift, writeOnly, unseen };
-    this.inputs = new InputReader(view, writer);
     const enqueue = options.enqueue ?? (() => undefined);
     const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue });
     this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now, events);
@@ -198,7 +198,7 @@ export class Reconciler {
     const token = requestedReconcile(resource);
     const requested = token !== undefined && this.memory.requested(key, token) ? token : undefined;
     const asked = { requested, resumed: saysSuspended(resource) };
-    const inputs = await this.inputs.resolve(definition, resource, log, this.external.observed(key));
+    const inputs = await this.memory.inputs.resolve(definition, resource, log, this.external.observed(key));
     const synthesis = () => this.memory.syntheses.intents(definition, key, resource, inputs);
     const { finalizer, terminating, writeOnly } = this.memory;
     const children = () => synthesis().map((i) => i.child);

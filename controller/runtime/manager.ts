@@ -1,15 +1,13 @@
 /**
- * Wiring and the worker loop: the caches opened from every kind's watch table (watches.ts: resource events
- * enqueue the resource, child events their owner, an object in the way the resources it blocks, a kind's
- * extra watches what they name), the reconciler reading them, a periodic resync, and the workers taking
+ * Wiring and the worker loop: the caches opened from every kind's watch table (watches.ts; enqueue.ts:
+ * resource events enqueue the resource, child events their owner, an object in the way the resources it
+ * blocks, a kind's extra watches what they name), the watches of the objects inputs name
+ * (controller/inputs/watches.ts: their readers), the reconciler reading them, a periodic resync, and the workers taking
  * keys from the queue. Only the resource's own events use the queue's normal priority; the rest refresh,
  * at low priority (see WorkQueue).
  */
 import {
   CUSTOM_RESOURCE_DEFINITION,
-  LABEL_INSTANCE,
-  LABEL_PART_OF,
-  applySetId,
   crdName,
   type ApiKind,
   type ClusterView,
@@ -24,8 +22,9 @@ import { EventRecorder } from '../kube/events';
 import { Caches } from './caches';
 import { Informer, type InformerObserver } from './informer';
 import { parseLabelSelector, type LabelSelector } from './label-selector';
-import type { InformerHandlers } from './store';
-import { nameAndSuspension, watchTable, type Watch } from './watches';
+import { nameAndSuspension, watchTable } from './watches';
+import { GATHER_MS, watchHandlers } from './enqueue';
+import { ReferenceWatches } from '../inputs/watches';
 import { sameJson } from '../../constructs/kit/same-json';
 import { ConnectionProbe } from './connection-probe';
 import { KindStates, type KindState } from './kind-states';
@@ -39,14 +38,6 @@ import { Reconciler } from '../reconcile/reconciler';
 import { reportUnavailable } from '../reconcile/status';
 import { ExternalRunner } from '../external/runner';
 import { BUCKET_LABEL, type HashRanges } from '../sharding/ring';
-
-/**
- * How long the events of a resource's children and watched objects are gathered before they enqueue it
- * (WorkQueue.addBatched): the children it created a moment ago arrive within milliseconds of each other,
- * a pod and the Deployment status it brings within a few tens. A change to the resource itself is not
- * delayed; its Ready condition may be, by this much.
- */
-export const GATHER_MS = 100;
 
 interface ManagerOptions {
   /** Namespaces to watch; empty for all. Cluster-scoped kinds are always watched cluster-wide. */
@@ -86,6 +77,8 @@ export class Manager implements ClusterView {
   /** The handlers of kinds with external work, run beside the reconciles (controller/external); the writer. */
   readonly external: ExternalRunner;
   private readonly writer: KubeWriter;
+  /** The objects resources' inputs name, each watched by name while read (controller/inputs/watches.ts). */
+  private readonly inputWatches: ReferenceWatches;
 
   constructor(
     client: KubeClient,
@@ -124,6 +117,11 @@ export class Manager implements ClusterView {
     const enqueue = (kind: Kind, ns: string | undefined, name: string) =>
       this.queue.add(objectKey(kind, ns, name));
     this.external = new ExternalRunner({ reader: writer, enqueue });
+    this.inputWatches = new ReferenceWatches(client, {
+      enqueue: (key) => this.queue.addBatched(key, GATHER_MS),
+      log,
+      observer: { watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason) },
+    });
     this.reconciler = new Reconciler({
       view: this,
       writer,
@@ -138,6 +136,7 @@ export class Manager implements ClusterView {
       busy: () => this.queue.length > 0,
       enqueue,
       external: this.external,
+      inputWatches: this.inputWatches,
     });
     const revised = kinds.kinds.filter((k) => k.revision !== undefined);
     if (revised.length > 0) {
@@ -153,7 +152,8 @@ export class Manager implements ClusterView {
     this.caches = new Caches(client, options.namespaces, log, observer);
     const { reads } = this.reconciler.kindReads;
     for (const watch of watchTable(kinds.kinds, this.selector, options.shardedWatch, reads)) {
-      this.states.need(watch.kind, this.caches.open(watch, this.handlers(watch)));
+      const routing = { queue: this.queue, kinds, metrics, blockedBy: this.reconciler.blockedBy };
+      this.states.need(watch.kind, this.caches.open(watch, watchHandlers(watch, routing)));
     }
     // A CRD installed after the controller started (or reinstalled) is picked up within a second or so,
     // not after the informer's backoff (up to 30 s): as a kind installed after the operator, in
@@ -178,31 +178,6 @@ export class Manager implements ClusterView {
     );
   }
 
-  /** What a watch's events do: enqueue what its row says, for the updates its predicate passes. */
-  private handlers(watch: Watch): InformerHandlers<KubeObject> {
-    const { enqueue, kind } = watch;
-    const onEvent = (obj: KubeObject): void => {
-      if (enqueue.to === 'resource')
-        this.queue.add(objectKey(kind, obj.metadata.namespace, obj.metadata.name));
-      else if (enqueue.to === 'owner') this.enqueueOwner(obj);
-      else if (enqueue.to === 'blocked') this.unblock(watch.type, obj);
-      else {
-        for (const owner of enqueue.owners(obj)) {
-          if (owner.name) this.queue.addBatched(objectKey(kind, owner.namespace, owner.name), GATHER_MS);
-        }
-      }
-    };
-    const counted = (event: 'add' | 'update' | 'delete', obj: KubeObject, enqueued = true) => {
-      if (enqueued) onEvent(obj);
-      this.metrics.watchEvent(kind.kind, watch.type.plural, event, enqueued);
-    };
-    return {
-      ...(watch.onAdd ? { onAdd: (obj: KubeObject) => counted('add', obj) } : {}),
-      onUpdate: (before, obj) => counted('update', obj, watch.worthIt(before, obj)),
-      onDelete: (obj) => counted('delete', obj),
-    };
-  }
-
   /** Retries now every informer of the resource a CRD defines (its name is `plural.group`). */
   private wake(crd: KubeObject): void {
     for (const informer of this.caches.all()) {
@@ -217,47 +192,6 @@ export class Manager implements ClusterView {
     return { definition, namespace, name };
   }
 
-  /**
-   * Enqueues the resource a child belongs to: its controller ownerReference, or, for a child without one (a
-   * retained child, or one marked for adoption), the resource its instance and ApplySet labels name.
-   */
-  private enqueueOwner(obj: KubeObject): void {
-    const enqueue = (definition: Kind, name: string) =>
-      this.queue.addBatched(
-        objectKey(definition, definition.namespaced ? obj.metadata.namespace : undefined, name),
-        GATHER_MS,
-      );
-    let owned = false;
-    for (const ref of obj.metadata.ownerReferences ?? []) {
-      if (!ref.controller) continue;
-      owned = true;
-      const definition = this.kinds.get(ref.apiVersion, ref.kind);
-      if (definition) enqueue(definition, ref.name);
-    }
-    const name = obj.metadata.labels?.[LABEL_INSTANCE];
-    const partOf = obj.metadata.labels?.[LABEL_PART_OF];
-    if (owned || !name || !partOf) return;
-    for (const definition of this.kinds.kinds) {
-      const namespace = definition.namespaced ? obj.metadata.namespace : undefined;
-      const parent = {
-        apiVersion: definition.apiVersion,
-        kind: definition.kind,
-        metadata: { name, namespace },
-      };
-      if (applySetId(parent) === partOf) enqueue(definition, name);
-    }
-  }
-
-  private unblock(type: ApiKind, obj: KubeObject): void {
-    for (const { definition, namespace, name } of this.reconciler.blockedBy(
-      type,
-      obj.metadata.namespace,
-      obj.metadata.name,
-    )) {
-      this.queue.add(objectKey(definition, namespace, name));
-    }
-  }
-
   get(type: ApiKind, namespace: string | undefined, name: string): KubeObject | undefined {
     return this.caches.get(type, namespace, name);
   }
@@ -270,14 +204,15 @@ export class Manager implements ClusterView {
     return this.caches.exists(type, namespace, name);
   }
 
-  /** The caches and the CRD watch. */
+  /** The caches, the watches of inputs and the CRD watch. */
   private everyInformer(): Informer[] {
-    return [...this.caches.all(), ...(this.crds ? [this.crds] : [])];
+    return [...this.caches.all(), ...this.inputWatches.informers(), ...(this.crds ? [this.crds] : [])];
   }
 
   /** Starts every watch; the caches fill whether or not this replica leads, so a takeover is quick. */
   start(): void {
     for (const informer of this.caches.all()) informer.start();
+    this.inputWatches.start();
     this.crds?.start();
     this.probe.start();
   }
@@ -393,6 +328,6 @@ export class Manager implements ClusterView {
   async stop(): Promise<void> {
     this.stopWorkers();
     this.probe.stop();
-    await Promise.all(this.everyInformer().map((informer) => informer.stop()));
+    await Promise.all([...this.everyInformer().map((informer) => informer.stop()), this.inputWatches.stop()]);
   }
 }

@@ -2,12 +2,13 @@
  * Observed inputs on the local control plane: a WebFront (test/fixtures/kinds/web-front.ts) whose pods get
  * a theme from a ConfigMap of the user's, and whose ConfigMap `<name>-endpoint` carries the address its
  * LoadBalancer Service gets. kwok assigns no load balancer, so the test writes the Service's status as a
- * cloud controller would. The controller runs with the install's derived RBAC (a 403 fails the test).
+ * cloud controller would; the theme's ConfigMap is watched by name, and its changes follow without a list.
+ * The controller runs with the install's derived RBAC (a 403 fails the test).
  * The decisions behind it are unit-tested in inputs.test.ts.
  */
 import { join } from 'node:path';
 import { webFrontKind } from '../../fixtures/kinds/web-front';
-import { type RunningController, startController } from '../../support/controller';
+import { counter, type RunningController, startController } from '../../support/controller';
 import {
   applyYaml,
   createNamespace,
@@ -48,6 +49,17 @@ const address = (hostname: string) =>
     '-p',
     JSON.stringify({ status: { loadBalancer: { ingress: [{ hostname }] } } }),
   ]);
+const theme = () =>
+  exists(['deployment', 'shop', '-n', ns])
+    ? getJson<{ spec: { template: { spec: { containers: { env: { value: string }[] }[] } } } }>([
+        'deployment',
+        'shop',
+        '-n',
+        ns,
+      ]).spec.template.spec.containers[0].env[0]?.value
+    : undefined;
+const lists = async () =>
+  counter(await controller!.metrics(), 'reconstruct_api_requests_total', (l) => l.includes('verb="list"'));
 const endpoint = () =>
   exists(['configmap', 'shop-endpoint', '-n', ns])
     ? getJson<{ data: { url: string } }>(['configmap', 'shop-endpoint', '-n', ns]).data.url
@@ -89,32 +101,27 @@ it('applies what it can, waits for each input it lacks (said in Ready), and goes
   address('lb-2.example.net');
   await waitFor(() => endpoint() === 'http://lb-2.example.net/', { what: 'the new address' });
 
-  // The theme's ConfigMap: read at the next reconcile (not watched by reference yet): annotate to ask one.
-  applyYaml(
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'shop-settings', namespace: ns },
-      data: { theme: 'dark' },
-    }),
-  );
-  kubectl([
-    'annotate',
-    'webfront',
-    'shop',
-    '-n',
-    ns,
-    `reconstruct.dev/requested-at=${Date.now()}`,
-    '--overwrite',
-  ]);
-  await waitFor(() => exists(['deployment', 'shop', '-n', ns]), { what: 'the Deployment with its theme' });
-  const env = getJson<{ spec: { template: { spec: { containers: { env: unknown[] }[] } } } }>([
-    'deployment',
-    'shop',
-    '-n',
-    ns,
-  ]).spec.template.spec.containers[0].env;
-  expect(env).toEqual([{ name: 'THEME', value: 'dark' }]);
+  // The theme's ConfigMap, made by the user: its watch by name (no list of ConfigMaps) renders the resource.
+  const listsBefore = await lists();
+  const settings = (theme: string) =>
+    applyYaml(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'shop-settings', namespace: ns },
+        data: { theme },
+      }),
+    );
+  settings('dark');
+  await waitFor(() => theme() === 'dark', { what: 'the Deployment with its theme' });
+  // A change of it: the Deployment follows within seconds, with no resync and no list.
+  const changed = Date.now();
+  settings('light');
+  await waitFor(() => theme() === 'light', { what: 'the Deployment with the new theme' });
+  const followed = (Date.now() - changed) / 1000;
+  console.log(`the Deployment followed its ConfigMap input ${followed.toFixed(1)} s after the change`);
+  expect(followed).toBeLessThan(10);
+  expect(await lists()).toBe(listsBefore);
   await waitFor(() => !readyCondition('webfront', 'shop', ns)?.message?.includes('input'), {
     what: 'Ready no longer waiting for inputs',
   });

@@ -96,7 +96,7 @@ it('renders the resource again when a ConfigMap it reads changes, writing only w
 });
 
 describe('the install of a kind with inputs', () => {
-  it('grants get of the objects it reads by name, and nothing to list them', () => {
+  it('grants a read and a watch of the objects it reads by name, of that name where the kind fixes it', () => {
     const rules = clusterRules([webFrontKind]).filter((r) => r.resources[0] === 'configmaps');
     // The ConfigMaps are its children too (the endpoint): their rules cover the input's read.
     expect(rules).toEqual([
@@ -113,10 +113,20 @@ describe('the install of a kind with inputs', () => {
       schema: { description: 'Reads a Secret.', spec: { type: 'object' } },
       children: [SERVICE],
       construct: Construct,
-      inputs: { password: fromSecret({ name: (r) => r.metadata.name, key: 'password' }) },
+      inputs: {
+        password: fromSecret({ name: (r) => r.metadata.name, key: 'password' }),
+        token: fromSecret({ name: 'shared-token', key: 'token' }),
+      },
     });
+    // list and watch with `fieldSelector=metadata.name=NAME`: the API server authorizes them for that name.
     expect(clusterRules([reader]).filter((r) => r.resources[0] === 'secrets')).toEqual([
-      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        resourceNames: ['shared-token'],
+        verbs: ['get', 'list', 'watch'],
+      },
     ]);
   });
 });
