@@ -73,12 +73,15 @@ export function kindGrants(kinds: readonly Kind[]): Grant[] {
     }
     // Inputs read objects that are not children by name (controller/inputs): a `get`, then a watch of
     // that one object (list and watch with `fieldSelector=metadata.name=NAME`, which the API server
-    // authorizes as a request for that name): of the name where the kind fixes it; a child's field comes
-    // from the child caches.
+    // authorizes as a request for that name), of the name where the kind fixes it. A Secret the spec names
+    // is not watched but read again every 30 s: `get` only, as a list or watch of unnamed Secrets would be
+    // a read of every one. A child's field comes from the child caches.
     for (const input of Object.values(kind.inputs)) {
       if (input.from === 'child' || input.from === 'external') continue;
       const type = input.from === 'configMap' ? CONFIG_MAP : input.from === 'secret' ? SECRET : input.type;
-      grant(type, type.plural, ['get', 'list', 'watch'], typeof input.name === 'string' ? [input.name] : []);
+      const fixed = typeof input.name === 'string';
+      const verbs = input.from === 'secret' && !fixed ? ['get'] : ['get', 'list', 'watch'];
+      grant(type, type.plural, verbs, fixed ? [input.name as string] : []);
     }
     // Extra watches are caches: read only. What a sync writes, the kind declares.
     for (const watch of kind.watches) grant(watch.type, watch.type.plural, ['list', 'watch']);

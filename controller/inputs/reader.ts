@@ -70,7 +70,10 @@ export class InputReader {
       try {
         const object = await this.writer.read<KubeObject>(read.type, read.namespace, read.name);
         objects.set(key, object);
-        watched.push({ ...ref, seen: object?.metadata.resourceVersion ?? null });
+        const input = inputs[read.input];
+        // A Secret the spec names is polled: a watch of it would need a read of every Secret (watches.ts).
+        const poll = input.from === 'secret' && typeof input.name !== 'string';
+        watched.push({ ...ref, seen: object?.metadata.resourceVersion ?? null, poll });
         this.refused.delete(key);
       } catch (err) {
         if (!isForbidden(err)) throw err;

@@ -6,14 +6,18 @@
  * object of a type (no cluster-wide cache of Secrets), no LIST per change, one reconcile per change of
  * each reader. Once a watch has synced the reader takes the object from it, not from a GET.
  *
- * An object the API server will not let the controller watch (a role of the user's own that grants `get`
- * only) is still read by a GET on each reconcile; its changes are then seen at the next one (the resync),
- * said once.
+ * A Secret whose name the spec gives is not watched: a watch of it needs `list` and `watch` on every
+ * Secret of the namespace, which is a read of all of them. It is read by a GET on each reconcile, and
+ * looked at again by a GET every POLL_MS (30 s), which enqueues its readers when it changed: `get` is all
+ * the install grants on Secrets (as for external work's Secrets). An object the API server will not let
+ * the controller watch (a role of the user's own that grants `get` only) is read by a GET on each
+ * reconcile; its changes are then seen at the next one (the resync), said once.
  */
 import type { ApiKind, KubeObject } from '../../constructs/kit';
 import type { KubeClient } from '../kube/client';
-import { isForbidden } from '../kube/errors';
+import { isForbidden, isNotFound } from '../kube/errors';
 import { objectKey } from '../kube/object-key';
+import { resourcePath } from '../kube/paths';
 import type { Logger } from '../log';
 import { Informer, type InformerObserver } from '../runtime/informer';
 
@@ -27,7 +31,12 @@ export interface Reference {
 /** An object as a resource read it: at which resourceVersion (null: it did not exist; undefined: unknown). */
 export interface Read extends Reference {
   readonly seen?: string | null;
+  /** Looked at by a GET every POLL_MS, not watched (a Secret the spec names: see above). */
+  readonly poll?: boolean;
 }
+
+/** How often an object that is not watched is looked at again. */
+export const POLL_MS = 30_000;
 
 /** What the input reader asks of the watches (InMemoryCluster and unit tests have none). */
 export interface InputWatches {
@@ -47,11 +56,16 @@ export interface InputWatches {
 }
 
 interface Watched {
-  readonly informer: Informer;
+  readonly ref: Reference;
+  /** Its watch; none when it is polled. */
+  readonly informer?: Informer;
   /** The resources (queue keys) that read it. */
   readonly readers: Set<string>;
-  /** The resourceVersion it was read at before its watch synced (null: absent); see InputWatches.track. */
-  readonly seen: string | null | undefined;
+  /**
+   * The resourceVersion it was read at before its watch synced (null: absent); see InputWatches.track. A
+   * polled object's is the last one read.
+   */
+  seen: string | null | undefined;
   /** Its first list has been held against `seen`: every add from now on is news. */
   checked: boolean;
   /** The API server refused its watch: it is not watched (nor tried again while some resource reads it). */
@@ -65,6 +79,8 @@ export interface ReferenceWatchOptions {
   observer?: InformerObserver;
   /** Server-side timeout of each watch request (see ReflectorOptions.watchTimeoutSeconds). */
   watchTimeoutSeconds?: number;
+  /** How often a polled object is looked at. Default: POLL_MS. */
+  pollMs?: number;
 }
 
 export class ReferenceWatches implements InputWatches {
@@ -73,6 +89,7 @@ export class ReferenceWatches implements InputWatches {
   /** resource key -> the objectKeys it reads. */
   private readonly reads = new Map<string, Set<string>>();
   private started = false;
+  private poller?: NodeJS.Timeout;
 
   constructor(
     private readonly client: KubeClient,
@@ -81,7 +98,7 @@ export class ReferenceWatches implements InputWatches {
 
   get(ref: Reference): { object: KubeObject | undefined } | undefined {
     const watched = this.watched.get(keyOf(ref));
-    if (!watched?.informer.hasSynced()) return undefined;
+    if (!watched?.informer?.hasSynced()) return undefined;
     return { object: watched.informer.get(ref.namespace, ref.name) };
   }
 
@@ -93,11 +110,17 @@ export class ReferenceWatches implements InputWatches {
       if (before.has(k)) continue;
       let watched = this.watched.get(k);
       if (!watched) {
-        watched = { informer: this.watch(ref, k), readers: new Set(), seen: ref.seen, checked: false };
+        const informer = ref.poll ? undefined : this.watch(ref, k);
+        watched = { ref, informer, readers: new Set(), seen: ref.seen, checked: false };
         this.watched.set(k, watched);
-        if (this.started) watched.informer.start();
+        if (this.started) informer?.start();
       }
       watched.readers.add(key);
+    }
+    // What a reader read by a GET is what the next poll compares with.
+    for (const ref of refs) {
+      const watched = this.watched.get(keyOf(ref));
+      if (!watched?.informer && ref.seen !== undefined) watched!.seen = ref.seen;
     }
     for (const k of before) if (!now.has(k)) this.release(key, k);
     if (now.size > 0) this.reads.set(key, now);
@@ -110,7 +133,7 @@ export class ReferenceWatches implements InputWatches {
 
   /** Every watch, for the connection probe (dead connections end them too). */
   informers(): Informer[] {
-    return [...this.watched.values()].map((w) => w.informer);
+    return [...this.watched.values()].flatMap((w) => (w.informer ? [w.informer] : []));
   }
 
   /** How many objects are watched. */
@@ -121,11 +144,14 @@ export class ReferenceWatches implements InputWatches {
   /** Starts the watches of the objects tracked so far, and every one tracked from now on. */
   start(): void {
     this.started = true;
-    for (const { informer, refused } of this.watched.values()) if (!refused) informer.start();
+    for (const { informer, refused } of this.watched.values()) if (!refused) informer?.start();
+    this.poller = setInterval(() => void this.poll(), this.options.pollMs ?? POLL_MS);
+    this.poller.unref();
   }
 
   async stop(): Promise<void> {
     this.started = false;
+    clearInterval(this.poller);
     await Promise.all(this.informers().map((informer) => informer.stop()));
   }
 
@@ -168,13 +194,44 @@ export class ReferenceWatches implements InputWatches {
     );
   }
 
+  /** One look at every polled object, one GET each, one after the other; its readers enqueued if it changed. */
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      for (const [k, watched] of this.watched) {
+        if (watched.informer || !this.started) continue;
+        const version = await this.versionOf(watched.ref);
+        if (version === undefined || version === watched.seen || this.watched.get(k) !== watched) continue;
+        watched.seen = version;
+        for (const reader of watched.readers) this.options.enqueue(reader);
+      }
+    } finally {
+      this.polling = false;
+    }
+  }
+  private polling = false;
+
+  /** Its resourceVersion, null when it does not exist; undefined when it cannot be read now. */
+  private async versionOf({ type, namespace, name }: Reference) {
+    try {
+      const path = resourcePath(type, type.namespaced ? namespace : undefined, name);
+      const obj = await this.client.request<KubeObject>({ method: 'GET', path });
+      return obj.metadata.resourceVersion ?? null;
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      this.options.log.debug('cannot look at an input again', { object: name, error: String(err) });
+      return undefined;
+    }
+  }
+
   private release(key: string, k: string): void {
     const watched = this.watched.get(k);
     if (!watched) return;
     watched.readers.delete(key);
     if (watched.readers.size > 0) return;
     this.watched.delete(k);
-    void watched.informer.stop();
+    void watched.informer?.stop();
   }
 
   /** A watch the API server refuses ends at once, said once: its object is read by a GET on each reconcile. */

@@ -96,7 +96,7 @@ it('renders the resource again when a ConfigMap it reads changes, writing only w
 });
 
 describe('the install of a kind with inputs', () => {
-  it('grants a read and a watch of the objects it reads by name, of that name where the kind fixes it', () => {
+  it('grants a read and a watch of the objects it reads by name (of that name where the kind fixes it), and no list of Secrets', () => {
     const rules = clusterRules([webFrontKind]).filter((r) => r.resources[0] === 'configmaps');
     // The ConfigMaps are its children too (the endpoint): their rules cover the input's read.
     expect(rules).toEqual([
@@ -118,9 +118,10 @@ describe('the install of a kind with inputs', () => {
         token: fromSecret({ name: 'shared-token', key: 'token' }),
       },
     });
-    // list and watch with `fieldSelector=metadata.name=NAME`: the API server authorizes them for that name.
+    // A Secret the spec names: `get` only (it is read again every 30 s); a fixed one is watched by name:
+    // list and watch with `fieldSelector=metadata.name=NAME`, which the API server authorizes for that name.
     expect(clusterRules([reader]).filter((r) => r.resources[0] === 'secrets')).toEqual([
-      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
       {
         apiGroups: [''],
         resources: ['secrets'],

@@ -3,9 +3,9 @@
  * that answers a list and streams a watch of one name: each object is watched once however many resources
  * read it; a change enqueues exactly its readers, once; the first list enqueues them only if the object
  * moved since they read it; a watch ends when its last reader lets go; a watch refused is said once, and
- * the object is then read by a GET.
+ * the object is then read by a GET; a Secret the spec names is polled by GETs instead.
  */
-import { CONFIG_MAP, type KubeObject } from '../../../constructs';
+import { CONFIG_MAP, SECRET, type KubeObject } from '../../../constructs';
 import type { KubeClient } from '../../../controller/kube/client';
 import { ApiError } from '../../../controller/kube/errors';
 import type { KubeRequest } from '../../../controller/kube/http';
@@ -31,8 +31,14 @@ function server(objects: Map<string, KubeObject>, refuse = false) {
   const nameOf = (req: KubeRequest) => String(req.query?.fieldSelector).replace('metadata.name=', '');
   const client: KubeClient = {
     request: async <T>(req: KubeRequest): Promise<T> => {
-      requests.push(`list ${req.query?.fieldSelector}`);
       await Promise.resolve(); // answered on a later turn, as over the network
+      if (!req.query?.fieldSelector) {
+        requests.push(`get ${req.path}`);
+        const found = objects.get(req.path.split('/').pop()!);
+        if (!found) throw new ApiError(404, 'not found', { reason: 'NotFound' });
+        return found as T;
+      }
+      requests.push(`list ${req.query?.fieldSelector}`);
       if (refuse) throw new ApiError(403, 'configmaps is forbidden', { reason: 'Forbidden' });
       const found = objects.get(nameOf(req));
       const body = {
@@ -76,7 +82,7 @@ function watches(objects: Map<string, KubeObject>, refuse = false) {
   const api = server(objects, refuse);
   const enqueued: string[] = [];
   const { log, lines } = recordingLogger();
-  const refs = new ReferenceWatches(api.client, { enqueue: (key) => enqueued.push(key), log });
+  const refs = new ReferenceWatches(api.client, { enqueue: (key) => enqueued.push(key), log, pollMs: 200 });
   refs.start();
   return { ...api, refs, enqueued, lines };
 }
@@ -139,4 +145,30 @@ it('says once that an object cannot be watched, tries no more, and leaves it to 
   await sleep(2_000);
   expect(w.requests).toEqual(['list metadata.name=settings']);
   expect(said()).toEqual(['v1/ConfigMap/web/settings']);
+});
+
+it('polls a Secret the spec names (no watch, no list), and enqueues its readers when it changed', async () => {
+  const secret = (rv: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'db', namespace: NS, resourceVersion: rv },
+  });
+  const objects = new Map([['db', secret('1')]]);
+  const w = watches(objects);
+  running = w.refs;
+  const db = { type: SECRET, namespace: NS, name: 'db' };
+  w.refs.track('shop', [{ ...db, seen: '1', poll: true }]);
+  await waitFor(() => w.requests.length >= 2, { what: 'two looks' });
+  expect(w.enqueued).toEqual([]);
+  expect(w.refs.get(db)).toBeUndefined(); // the reader reads it by a GET
+  objects.set('db', secret('2'));
+  await waitFor(() => w.enqueued.length === 1, { what: 'the reader enqueued' });
+  // Its reconcile read version 2: the next looks find nothing new.
+  w.refs.track('shop', [{ ...db, seen: '2', poll: true }]);
+  const looks = w.requests.length;
+  await waitFor(() => w.requests.length >= looks + 2, { what: 'two more looks' });
+  expect(w.enqueued).toEqual(['shop']);
+  objects.delete('db');
+  await waitFor(() => w.enqueued.length === 2, { what: 'the reader enqueued for the deletion' });
+  expect(new Set(w.requests)).toEqual(new Set(['get /api/v1/namespaces/web/secrets/db']));
 });
