@@ -81,7 +81,7 @@ export function kindGrants(kinds: readonly Kind[]): Grant[] {
       const type = input.from === 'configMap' ? CONFIG_MAP : input.from === 'secret' ? SECRET : input.type;
       const fixed = typeof input.name === 'string';
       const verbs = input.from === 'secret' && !fixed ? ['get'] : ['get', 'list', 'watch'];
-      grant(type, type.plural, verbs, fixed ? [input.name as string] : []);
+      grant(type, type.plural, verbs, fixed ? [input.name] : []);
     }
     // Extra watches are caches: read only. What a sync writes, the kind declares.
     for (const watch of kind.watches) grant(watch.type, watch.type.plural, ['list', 'watch']);
