@@ -64,6 +64,11 @@ export class Snapshot {
     this.samples = parseMetrics(text);
   }
 
+  /** Every sample of the metric `name`, with its labels. */
+  series(name: string): readonly Sample[] {
+    return this.samples.filter((s) => s.name === name);
+  }
+
   sum(name: string, filter: (labels: Labels) => boolean = () => true): number {
     return this.samples.filter((s) => s.name === name && filter(s.labels)).reduce((a, s) => a + s.value, 0);
   }

@@ -73,8 +73,8 @@ interface Watched {
 }
 
 export interface ReferenceWatchOptions {
-  /** Queues a resource whose input object changed. */
-  enqueue(key: string): void;
+  /** Queues a resource whose input object changed (`type`), as a watch `event` said. */
+  enqueue(key: string, type: ApiKind, event: 'add' | 'update' | 'delete'): void;
   log: Logger;
   observer?: InformerObserver;
   /** Server-side timeout of each watch request (see ReflectorOptions.watchTimeoutSeconds). */
@@ -157,8 +157,8 @@ export class ReferenceWatches implements InputWatches {
 
   private watch(ref: Reference, k: string): Informer {
     const { log, observer, watchTimeoutSeconds } = this.options;
-    const changed = () => {
-      for (const reader of this.watched.get(k)?.readers ?? []) this.options.enqueue(reader);
+    const changed = (event: 'add' | 'update' | 'delete') => {
+      for (const reader of this.watched.get(k)?.readers ?? []) this.options.enqueue(reader, ref.type, event);
     };
     // Once its first list is in: news if the object is not as the reader saw it before the watch began.
     const synced = (informer: Informer) => {
@@ -166,7 +166,7 @@ export class ReferenceWatches implements InputWatches {
       if (!watched || watched.checked || !informer.hasSynced()) return;
       watched.checked = true;
       const now = informer.get(ref.namespace, ref.name)?.metadata.resourceVersion ?? null;
-      if (watched.seen !== undefined && now !== watched.seen) changed();
+      if (watched.seen !== undefined && now !== watched.seen) changed('update');
     };
     return new Informer(
       this.client,
@@ -177,10 +177,10 @@ export class ReferenceWatches implements InputWatches {
         watchTimeoutSeconds,
       },
       {
-        onAdd: () => this.watched.get(k)?.checked && changed(),
+        onAdd: () => this.watched.get(k)?.checked && changed('add'),
         onUpdate: (before, obj) =>
-          before.metadata.resourceVersion !== obj.metadata.resourceVersion && changed(),
-        onDelete: changed,
+          before.metadata.resourceVersion !== obj.metadata.resourceVersion && changed('update'),
+        onDelete: () => changed('delete'),
       },
       log.child({ input: k }),
       {
@@ -204,7 +204,7 @@ export class ReferenceWatches implements InputWatches {
         const version = await this.versionOf(watched.ref);
         if (version === undefined || version === watched.seen || this.watched.get(k) !== watched) continue;
         watched.seen = version;
-        for (const reader of watched.readers) this.options.enqueue(reader);
+        for (const reader of watched.readers) this.options.enqueue(reader, watched.ref.type, 'update');
       }
     } finally {
       this.polling = false;

@@ -118,7 +118,10 @@ export class Manager implements ClusterView {
       this.queue.add(objectKey(kind, ns, name));
     this.external = new ExternalRunner({ reader: writer, enqueue });
     this.inputWatches = new ReferenceWatches(client, {
-      enqueue: (key) => this.queue.addBatched(key, GATHER_MS),
+      enqueue: (key, type, event) => {
+        this.queue.addBatched(key, GATHER_MS);
+        metrics.watchEvent(parseObjectKey(key).kind, type.plural, event, true);
+      },
       log,
       observer: { watchRestarts: (resource, reason) => metrics.watchRestarts(resource, reason) },
     });

@@ -11,6 +11,10 @@ export interface Write {
   readonly resource: string;
   /** deployments, services or status. */
   readonly what: string;
+  /**
+   * When it was sent: a write in flight when its member handed over (a member that lost its Lease under
+   * load, its request answered a moment later) was made while the resource was its own.
+   */
   readonly at: number;
 }
 
@@ -23,7 +27,12 @@ export function writesOf(c: RunningController, by: string): Write[] {
   const out: Write[] = [];
   for (const line of c.logs) {
     if (!line.includes('"api write"')) continue;
-    const { path, time, code } = JSON.parse(line) as { path: string; time: string; code: number };
+    const { path, time, code, ms } = JSON.parse(line) as {
+      path: string;
+      time: string;
+      code: number;
+      ms?: number;
+    };
     // Only writes the API server took: a request that failed (code 0: no answer, as through a partition) wrote nothing.
     if (code < 200 || code >= 300) continue;
     const m =
@@ -32,7 +41,8 @@ export function writesOf(c: RunningController, by: string): Write[] {
     if (!m) continue;
     const [namespace, what, name] =
       m[2] === 'deployments' || m[2] === 'services' ? [m[1], m[2], m[3]] : [m[1], m[3], m[2]];
-    out.push({ by, resource: `${namespace}/${name}`, what, at: Date.parse(time) });
+    // The line is written when the answer came, `ms` after the request went.
+    out.push({ by, resource: `${namespace}/${name}`, what, at: Date.parse(time) - (ms ?? 0) });
   }
   return out;
 }
