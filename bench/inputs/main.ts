@@ -185,6 +185,19 @@ async function main(): Promise<number> {
   await pool(indexes, 16, (i) => themed(i, 'color-0').then(() => undefined));
   await Promise.all(indexes.map((i) => pages.until(`t-${i}-page`, 'theme', 'theme-0')));
   log(`all ${count} pages written ${((now() - started) / 1000).toFixed(1)} s after the first create`);
+  // The creation's tail (status writes, the children's events, requeues) is not the first block's.
+  let last = -1;
+  const quiet = await until(
+    async () => {
+      const s = await controller.metrics();
+      const settled = s.reconciles() === last && s.queueDepth() === 0;
+      last = s.reconciles();
+      return settled;
+    },
+    120_000,
+    2_000,
+  );
+  if (!quiet) throw new Error('the controller was still reconciling 2 minutes after the pages were written');
 
   const tallies = new Map<Side, Tally>(
     SIDES.map((s) => [s, { latenciesMs: [], enqueuedBy: new Map(), reconciles: 0, lists: 0, gets: 0 }]),

@@ -42,23 +42,27 @@ export interface Routing {
 export function watchHandlers(watch: Watch, routing: Routing): InformerHandlers<KubeObject> {
   const { enqueue, kind } = watch;
   const { queue, metrics } = routing;
-  const onEvent = (obj: KubeObject): void => {
+  /** Whether it enqueued anything (an object in the way that blocks nothing does not). */
+  const onEvent = (obj: KubeObject): boolean => {
     if (enqueue.to === 'resource') queue.add(objectKey(kind, obj.metadata.namespace, obj.metadata.name));
     else if (enqueue.to === 'owner') enqueueOwner(obj, routing);
     else if (enqueue.to === 'blocked') {
       const { namespace, name } = obj.metadata;
+      let any = false;
       for (const blocked of routing.blockedBy(watch.type, namespace, name)) {
         queue.add(objectKey(blocked.definition, blocked.namespace, blocked.name));
+        any = true;
       }
+      return any;
     } else {
       for (const owner of enqueue.owners(obj)) {
         if (owner.name) queue.addBatched(objectKey(kind, owner.namespace, owner.name), GATHER_MS);
       }
     }
+    return true;
   };
-  const counted = (event: 'add' | 'update' | 'delete', obj: KubeObject, enqueued = true) => {
-    if (enqueued) onEvent(obj);
-    metrics.watchEvent(kind.kind, watch.type.plural, event, enqueued);
+  const counted = (event: 'add' | 'update' | 'delete', obj: KubeObject, worthIt = true) => {
+    metrics.watchEvent(kind.kind, watch.type.plural, event, worthIt && onEvent(obj));
   };
   return {
     ...(watch.onAdd ? { onAdd: (obj: KubeObject) => counted('add', obj) } : {}),

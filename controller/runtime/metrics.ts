@@ -121,7 +121,7 @@ export class Metrics {
     });
     this.watchEvents = new Counter({
       name: 'reconstruct_watch_events_total',
-      help: "Watch events, by the kind whose watch saw them, the resource watched, the event (add, update, delete) and result: enqueued, or filtered (the watch's predicate found nothing a reconcile reads changed).",
+      help: "Watch events, by the kind whose watch saw them, the resource watched, the event (add, update, delete) and result: enqueued, or filtered (the watch's predicate found nothing a reconcile reads changed, or an object in the way blocks no resource).",
       labelNames: ['kind', 'resource', 'event', 'result'],
       registers,
     });
