@@ -105,3 +105,45 @@ export function findKind(kinds: KindRegistry, word: string): Kind | undefined {
       ].includes(plural),
   );
 }
+
+/** What `KIND[/NAME]` with `-n`/`-A` names: a kind, one resource or all of them, where. */
+export interface Target {
+  readonly definition: Kind;
+  readonly name?: string;
+  /** Undefined: every namespace (`-A` without NAME). */
+  readonly namespace?: string;
+}
+
+/**
+ * The kind and resources `KIND[/NAME]` names among `kinds` (`-n NS`, default `default`; `-A` without NAME:
+ * every namespace); or exit status 2 once it printed the line that says there is no such kind.
+ */
+export function targetOf(
+  command: string,
+  positional: string,
+  values: { namespace?: string; 'all-namespaces'?: boolean },
+  kinds: KindRegistry,
+  err: NodeJS.WritableStream,
+): Target | number {
+  const [word, name] = positional.split('/');
+  const definition = findKind(kinds, word);
+  if (!definition) {
+    err.write(`reconstruct ${command}: no kind "${word}" among ${kinds.describe()}\n`);
+    return 2;
+  }
+  const namespace = values['all-namespaces'] && !name ? undefined : (values.namespace ?? 'default');
+  return { definition, ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) };
+}
+
+/** `no Memcached cache in demo`: what a command says when the target names no resource. */
+export function noneFound({ definition, name, namespace }: Target): string {
+  return `no ${definition.kind}${name ? ` ${name}` : ''}${namespace && definition.namespaced ? ` in ${namespace}` : ''}`;
+}
+
+/** The options of a command that reads resources from a cluster: where, and which cluster. */
+export const READ_OPTIONS = {
+  namespace: { type: 'string', short: 'n' },
+  'all-namespaces': { type: 'boolean', short: 'A' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+} as const;

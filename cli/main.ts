@@ -14,6 +14,7 @@ Commands:
   krm                  the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
   diff PATH...         what applying resources would change, and what the controller would then change
   tree KIND/NAME       a resource, its conditions, and each child: ready or why not
+  inputs KIND[/NAME]   the observed inputs of live resources, as the file synth --inputs takes
   suspend KIND/NAME    the controller keeps its hands off a resource until it is resumed
   resume KIND/NAME     the controller reconciles a suspended resource again
   reconcile KIND/NAME  reconcile a resource now (--wait for the result)
@@ -48,6 +49,10 @@ async function main(argv: string[]): Promise<number> {
     case 'tree': {
       const { treeCommand } = await import('./tree/command');
       return treeCommand(rest);
+    }
+    case 'inputs': {
+      const { inputsCommand } = await import('./inputs');
+      return inputsCommand(rest);
     }
     case 'suspend': {
       const { suspendCommand } = await import('./operate/suspend');

@@ -4,7 +4,7 @@
  */
 import { loadClient } from '../../controller/kube/client';
 import { readResources, readRings, treeOf, type Tree } from './walk';
-import { KINDS_HELP, commandKinds, findKind, parseCommand } from '../kinds';
+import { KINDS_HELP, READ_OPTIONS, commandKinds, noneFound, parseCommand, targetOf } from '../kinds';
 
 const TREE_HELP = `Usage: reconstruct tree KIND[/NAME] [-n NAMESPACE | -A] [-o text|json] [--kubeconfig FILE]
                       [--context NAME] [--kinds MODULE]
@@ -98,13 +98,7 @@ export async function treeCommand(
     'tree',
     TREE_HELP,
     argv,
-    {
-      namespace: { type: 'string', short: 'n' },
-      'all-namespaces': { type: 'boolean', short: 'A' },
-      output: { type: 'string', short: 'o' },
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-    },
+    { ...READ_OPTIONS, output: { type: 'string', short: 'o' } },
     io,
     true,
   );
@@ -117,20 +111,14 @@ export async function treeCommand(
   }
   const kinds = await commandKinds('tree', values, io);
   if (typeof kinds === 'number') return kinds;
-  const [word, name] = positionals[0].split('/');
-  const definition = findKind(kinds, word);
-  if (!definition) {
-    err.write(`reconstruct tree: no kind "${word}" among ${kinds.describe()}\n`);
-    return 2;
-  }
-  const namespace = values['all-namespaces'] && !name ? undefined : (values.namespace ?? 'default');
+  const target = targetOf('tree', positionals[0], values, kinds, err);
+  if (typeof target === 'number') return target;
+  const { definition, name, namespace } = target;
   try {
     const client = loadClient({ kubeconfig: values.kubeconfig, context: values.context });
     const resources = await readResources(client, definition, namespace, name);
     if (resources.length === 0) {
-      err.write(
-        `reconstruct tree: no ${definition.kind}${name ? ` ${name}` : ''}${namespace && definition.namespaced ? ` in ${namespace}` : ''}\n`,
-      );
+      err.write(`reconstruct tree: ${noneFound(target)}\n`);
       return 1;
     }
     const rings = await readRings(client);

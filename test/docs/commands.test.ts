@@ -14,6 +14,7 @@ import { krmCommand } from '../../cli/krm';
 import { migrateCommand } from '../../cli/migrate';
 import { synthCommand } from '../../cli/synth';
 import { treeCommand } from '../../cli/tree/command';
+import { inputsCommand } from '../../cli/inputs';
 import { reconcileCommand } from '../../cli/operate/reconcile';
 import { resumeCommand, suspendCommand } from '../../cli/operate/suspend';
 import { ROOT, codeBlocks } from '../support/snippets';
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   krm: (argv) => krmCommand(argv),
   diff: (argv) => diffCommand(argv),
   tree: (argv) => treeCommand(argv),
+  inputs: (argv) => inputsCommand(argv),
   suspend: (argv) => suspendCommand(argv),
   resume: (argv) => resumeCommand(argv),
   reconcile: (argv) => reconcileCommand(argv),
