@@ -153,8 +153,9 @@ export function fromConfigMap<Spec = unknown>(key: KeyOf<Spec>): Input<string, S
 }
 
 /**
- * One key of a Secret the resource names, decoded. Read by name (a GET), never listed or cached whole;
- * only this key's value reaches the construct. The children that hold it carry it: put it in a Secret.
+ * One key of a Secret the resource names, decoded. Read by name (a GET, again every 30 s; one of a name
+ * the kind fixes is watched by that name), never listed; only this key's value reaches the construct.
+ * The children that hold it carry it: put it in a Secret.
  */
 export function fromSecret<Spec = unknown>(key: KeyOf<Spec>): Input<string, Spec> {
   return { from: 'secret', ...key, as: 'string' };
