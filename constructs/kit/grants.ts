@@ -17,6 +17,7 @@ import {
 } from './api-kind';
 import { saysWhyStuck } from './pod-trouble';
 import type { Kind } from './kind';
+import { pollsInput } from './inputs/resolve';
 
 /** Verbs on one resource of one API group: of every object, or of the named ones only. */
 export interface Grant {
@@ -80,7 +81,7 @@ export function kindGrants(kinds: readonly Kind[]): Grant[] {
       if (input.from === 'child' || input.from === 'external') continue;
       const type = input.from === 'configMap' ? CONFIG_MAP : input.from === 'secret' ? SECRET : input.type;
       const fixed = typeof input.name === 'string';
-      const verbs = input.from === 'secret' && !fixed ? ['get'] : ['get', 'list', 'watch'];
+      const verbs = pollsInput(input) ? ['get'] : ['get', 'list', 'watch'];
       grant(type, type.plural, verbs, fixed ? [input.name] : []);
     }
     // Extra watches are caches: read only. What a sync writes, the kind declares.

@@ -16,7 +16,7 @@ import {
   type KubeObject,
   type ResolvedInputs,
 } from '../../constructs/kit';
-import { inputReads } from '../../constructs/kit/inputs/resolve';
+import { inputReads, pollsInput } from '../../constructs/kit/inputs/resolve';
 import { isForbidden } from '../kube/errors';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
@@ -70,9 +70,7 @@ export class InputReader {
       try {
         const object = await this.writer.read<KubeObject>(read.type, read.namespace, read.name);
         objects.set(key, object);
-        const input = inputs[read.input];
-        // A Secret the spec names is polled: a watch of it would need a read of every Secret (watches.ts).
-        const poll = input.from === 'secret' && typeof input.name !== 'string';
+        const poll = pollsInput(inputs[read.input]);
         watched.push({ ...ref, seen: object?.metadata.resourceVersion ?? null, poll });
         this.refused.delete(key);
       } catch (err) {

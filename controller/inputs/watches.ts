@@ -107,7 +107,6 @@ export class ReferenceWatches implements InputWatches {
     const before = this.reads.get(key) ?? new Set<string>();
     for (const ref of refs) {
       const k = keyOf(ref);
-      if (before.has(k)) continue;
       let watched = this.watched.get(k);
       if (!watched) {
         const informer = ref.poll ? undefined : this.watch(ref, k);
@@ -116,11 +115,8 @@ export class ReferenceWatches implements InputWatches {
         if (this.started) informer?.start();
       }
       watched.readers.add(key);
-    }
-    // What a reader read by a GET is what the next poll compares with.
-    for (const ref of refs) {
-      const watched = this.watched.get(keyOf(ref));
-      if (!watched?.informer && ref.seen !== undefined) watched!.seen = ref.seen;
+      // What a reader read by a GET is what the next poll compares with.
+      if (!watched.informer && ref.seen !== undefined) watched.seen = ref.seen;
     }
     for (const k of before) if (!now.has(k)) this.release(key, k);
     if (now.size > 0) this.reads.set(key, now);

@@ -58,6 +58,14 @@ function whereOf(
   return { type, name, ...(namespace ? { namespace } : {}) };
 }
 
+/**
+ * Whether the controller reads the input's object again by polling rather than watching it: a Secret the
+ * spec names (a watch without a name the install can know would need a read of every Secret).
+ */
+export function pollsInput(input: Source): boolean {
+  return input.from === 'secret' && typeof input.name !== 'string';
+}
+
 /** The objects the resource's inputs read, one per input that reads one (none for external ones). */
 export function inputReads(inputs: Inputs, resource: CustomResource): InputRead[] {
   return Object.entries(inputs).flatMap(([input, source]) => {
