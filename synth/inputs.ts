@@ -80,7 +80,9 @@ export function givenFor(
   resource: CustomResource,
   key: string,
 ): { values: Record<string, InputValue>; problems: Problem[] } {
-  const values = given?.byResource.get(key) ?? {};
+  const found = lookup(given, resource, key);
+  if ('problem' in found) return { values: {}, problems: [found.problem] };
+  const { values } = found;
   const problems: Problem[] = [];
   const declared = Object.keys(kind.inputs);
   for (const [name, value] of Object.entries(values)) {
@@ -94,6 +96,33 @@ export function givenFor(
     }
   }
   return { values, problems };
+}
+
+/**
+ * A resource's entry: under its own key, or, for a resource with no namespace (a repository's file that
+ * its deployment puts in one), the one entry of its kind and name in any namespace, as `reconstruct
+ * inputs` writes them from the cluster. Two such entries are a problem: which namespace is not said.
+ */
+function lookup(
+  given: GivenInputs | undefined,
+  resource: CustomResource,
+  key: string,
+): { values: Readonly<Record<string, InputValue>> } | { problem: Problem } {
+  const own = given?.byResource.get(key);
+  if (own || !given || resource.metadata.namespace) return { values: own ?? {} };
+  const { kind, metadata } = resource;
+  const entries = [...given.byResource.keys()].filter((k) => {
+    const parts = k.split('/');
+    return parts.length === 3 && parts[0] === kind && parts[2] === metadata.name;
+  });
+  if (entries.length <= 1) return { values: entries.length === 1 ? given.byResource.get(entries[0])! : {} };
+  return {
+    problem: {
+      file: given.file,
+      resource: key,
+      message: `has no namespace, and the file has ${entries.join(', ')}: give it one (-n NAMESPACE) or key its inputs ${key}`,
+    },
+  };
 }
 
 /** The children to write of those synthesized: waiting ones left out, or marked with `placeholders`. */

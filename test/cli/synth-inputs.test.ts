@@ -50,6 +50,27 @@ describe('reconstruct synth --inputs', () => {
     expect(JSON.stringify(objects[0])).toContain('{"name":"THEME","value":"dark"}');
   });
 
+  it("gives a resource with no namespace the file's one entry of its kind and name (as `reconstruct inputs` keys it)", async () => {
+    const inputs = join(dir, 'inputs.yaml');
+    const bare = FRONT.replace(', namespace: web', '');
+    const one = await run(['--inputs', inputs], {
+      'front.yaml': bare,
+      'inputs.yaml':
+        'WebFront/web/shop: {host: lb.example.net, theme: dark}\nWebFront/web/other: {host: x}\n',
+    });
+    expect([one.code, one.stderr]).toEqual([0, '']);
+    expect(one.objects[2].data).toEqual({ url: 'http://lb.example.net/' });
+
+    const two = await run(['--inputs', inputs], {
+      'front.yaml': bare,
+      'inputs.yaml': 'WebFront/web/shop: {host: a}\nWebFront/staging/shop: {host: b}\n',
+    });
+    expect(two.code).toBe(1);
+    expect(two.stderr).toContain(
+      'WebFront/shop: has no namespace, and the file has WebFront/web/shop, WebFront/staging/shop: give it one (-n NAMESPACE) or key its inputs WebFront/shop',
+    );
+  });
+
   it('leaves out a child that waits for an input not given, saying which and where it comes from', async () => {
     const inputs = join(dir, 'inputs.yaml');
     const { code, objects, stderr } = await run(['--inputs', inputs], {

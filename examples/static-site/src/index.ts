@@ -13,7 +13,7 @@ import {
   customResourceClass,
   defineKind,
 } from 'cdk8s-reconstruct';
-import { StaticSite } from './static-site';
+import { StaticSite, staticSiteInputs } from './static-site';
 import { staticSiteSchema } from './schema';
 import type { StaticSiteSpec, StaticSiteSpecWithDefaults, StaticSiteStatus } from './types.generated';
 
@@ -30,6 +30,7 @@ export const staticSiteKind = defineKind<StaticSiteSpec, OwnStatus, StaticSiteSp
   shortNames: ['site'],
   schema: staticSiteSchema,
   construct: StaticSite,
+  inputs: staticSiteInputs,
   children: [CONFIG_MAP, DEPLOYMENT, SERVICE, HORIZONTAL_POD_AUTOSCALER],
   // `resource.spec` is the stored spec, defaults applied (the third type parameter): `port` is a number.
   status({ resource, view }) {

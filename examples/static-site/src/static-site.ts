@@ -3,11 +3,14 @@ import { ApiObject, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
+  SERVICE,
   SpecError,
   admitSpec,
   checkServiceName,
   childPolicy,
+  fromChild,
   withoutAddressLabel,
+  type InputValues,
   type ResourceProps,
 } from 'cdk8s-reconstruct';
 import { CONTAINER_PORT, staticSiteSchema } from './schema';
@@ -21,7 +24,22 @@ export const HTML_DIR = '/usr/share/nginx/html';
 
 const MAX_CONTENT_BYTES = 1024 * 1024;
 
-export type StaticSiteProps = ResourceProps<StaticSiteSpec>;
+/**
+ * What the cluster says that the site's children need: the address the API server gives its Service
+ * (`spec.clusterIP`, assigned when the Service is created). Until then `<name>-endpoint` waits.
+ */
+export const staticSiteInputs = {
+  address: fromChild<StaticSiteSpec>(SERVICE, (r) => r.metadata.name, 'spec.clusterIP'),
+};
+
+export interface StaticSiteProps extends ResourceProps<StaticSiteSpec> {
+  /**
+   * What the cluster says (staticSiteInputs): the controller and `reconstruct synth` always pass them (a
+   * placeholder until known, and the child holding it waits). Without them, as in a cdk8s app that renders
+   * the site itself, nothing reads the cluster and `<name>-endpoint` is not rendered.
+   */
+  readonly inputs?: InputValues<typeof staticSiteInputs>;
+}
 
 /**
  * The hash of a site's pages: the same for the same pages in any order, different when any name or
@@ -36,7 +54,10 @@ export function contentHash(pages: Record<string, string>): string {
 
 /**
  * A static web site: a ConfigMap `<name>-content` holding the pages, a Deployment `<name>` of nginx
- * serving them from /usr/share/nginx/html, and a Service `<name>` in front of it.
+ * serving them from /usr/share/nginx/html, a Service `<name>` in front of it, and a ConfigMap
+ * `<name>-endpoint` saying where the Service answers by address (`address`, `url`), for clients that do
+ * not use the cluster's DNS (a node agent, a pod on the host network): it is written once the API
+ * server has given the Service its address (an input, `staticSiteInputs`; see StaticSiteProps.inputs).
  *
  * The pod template carries the hash of the pages (`sites.example.com/content-hash`), so changing a page
  * rolls the pods, and only then. Pods are labelled `app.kubernetes.io/name: static-site` and
@@ -49,6 +70,8 @@ export class StaticSite extends Construct {
   readonly deployment: kplus.Deployment;
   /** `<name>`, port `spec.port` to the pods' port 80. */
   readonly service: kplus.Service;
+  /** `<name>-endpoint`: the Service's address and url, with inputs (see StaticSiteProps.inputs). */
+  readonly endpoint?: kplus.ConfigMap;
   /** With `spec.autoscaling`: `<name>`, scaling the Deployment, which leaves it `spec.replicas`. */
   readonly autoscaler?: ApiObject;
   /** The hash of the pages on the pod template. */
@@ -56,7 +79,7 @@ export class StaticSite extends Construct {
 
   constructor(scope: Construct, id: string, props: StaticSiteProps) {
     super(scope, id);
-    const { name } = props;
+    const { name, inputs } = props;
     const spec = admitSpec<StaticSiteSpec, StaticSiteSpecWithDefaults>(
       this,
       staticSiteSchema.spec,
@@ -142,6 +165,13 @@ export class StaticSite extends Construct {
       ports: [{ name: 'http', port: spec.port, targetPort: CONTAINER_PORT }],
     });
     for (const [key, value] of Object.entries(podLabels)) this.service.selectLabel(key, value);
+
+    if (inputs) {
+      this.endpoint = new kplus.ConfigMap(this, 'endpoint', {
+        metadata: { name: `${name}-endpoint` },
+        data: { address: inputs.address, url: `http://${inputs.address}:${spec.port}/` },
+      });
+    }
   }
 }
 

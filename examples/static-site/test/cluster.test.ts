@@ -175,6 +175,7 @@ describe('reconstruct controller --kinds src/index.ts, as the ServiceAccount', (
     configMap: child('configmap', `${SITE}-content`),
     deployment: child('deployment', SITE),
     service: child('service', SITE),
+    endpoint: child('configmap', `${SITE}-endpoint`),
   });
   const state = () => ({ status: site()?.status, controllerLogs: recentLogs() });
   let uid: string;
@@ -185,16 +186,16 @@ describe('reconstruct controller --kinds src/index.ts, as the ServiceAccount', (
     uid = site().metadata.uid;
   });
 
-  it('applies the ConfigMap, the Deployment and the Service, labelled and owned by the StaticSite', async () => {
+  it('applies the ConfigMap, the Deployment and the Service, then the endpoint with the address the API server gave the Service, labelled and owned by the StaticSite', async () => {
     const all = await waitFor(
-      'the three children',
+      'the four children',
       () => {
         const c = children();
-        return c.configMap && c.deployment && c.service && c;
+        return c.configMap && c.deployment && c.service && c.endpoint && c;
       },
       state,
     );
-    for (const object of [all.configMap, all.deployment, all.service]) {
+    for (const object of [all.configMap, all.deployment, all.service, all.endpoint]) {
       expect(object.metadata.labels).toMatchObject({
         'app.kubernetes.io/managed-by': 'reconstruct',
         'app.kubernetes.io/instance': SITE,
@@ -208,6 +209,9 @@ describe('reconstruct controller --kinds src/index.ts, as the ServiceAccount', (
       contentHash(sample.spec.pages),
     );
     expect(all.service.spec.ports).toEqual([expect.objectContaining({ port: 80, targetPort: 80 })]);
+    const address = all.service.spec.clusterIP;
+    expect(address).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(all.endpoint.data).toEqual({ address, url: `http://${address}:80/` });
   });
 
   it('reports the url and becomes Ready once the pods are available (kwok runs them)', async () => {
@@ -267,10 +271,10 @@ describe('reconstruct controller --kinds src/index.ts, as the ServiceAccount', (
   it('leaves the children to the garbage collector when the StaticSite is deleted', async () => {
     kubectl(['delete', 'staticsite', SITE, '-n', namespace, '--wait=true', '--timeout=60s']);
     await waitFor(
-      'the ConfigMap, Deployment and Service to be gone',
+      'the ConfigMaps, Deployment and Service to be gone',
       () => {
         const c = children();
-        return !c.configMap && !c.deployment && !c.service;
+        return !c.configMap && !c.deployment && !c.service && !c.endpoint;
       },
       () => ({
         left: Object.entries(children())

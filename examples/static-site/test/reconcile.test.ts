@@ -4,7 +4,7 @@
  * cluster.test.ts runs the same kind against a real API server.
  */
 import { InMemoryCluster } from 'cdk8s-reconstruct/testing';
-import { DEPLOYMENT } from 'cdk8s-reconstruct';
+import { CONFIG_MAP, DEPLOYMENT, SERVICE } from 'cdk8s-reconstruct';
 import { staticSiteKind } from '../src';
 
 const NS = 'web';
@@ -30,14 +30,28 @@ const rolledOut = (replicas: number) =>
     status: { observedGeneration: 1, replicas, updatedReplicas: replicas, availableReplicas: replicas },
   });
 
-it('creates the pages, the Deployment and the Service, then reports Ready with the url', async () => {
+it('creates the pages, the Deployment and the Service, the endpoint once the Service has its address, then reports Ready with the url', async () => {
   cluster.putResource(staticSiteKind, 'docs', { pages: PAGES, replicas: 2 }, NS);
   await cluster.reconcile(staticSiteKind, NS, 'docs');
+  // The endpoint waits for the address the API server gives the Service: Ready says which input.
   expect(writes()).toEqual([
     'apply ConfigMap/docs-content (reconstruct)',
     'apply Deployment/docs (reconstruct)',
     'apply Service/docs (reconstruct)',
+    'status StaticSite/docs',
   ]);
+  expect(cluster.ready(staticSiteKind, NS, 'docs')).toMatchObject({
+    status: 'False',
+    message: expect.stringContaining('ConfigMap docs-endpoint waits for input address'),
+  });
+
+  cluster.patch(SERVICE, NS, 'docs', { spec: { clusterIP: '10.96.0.10' } }); // what the API server assigns
+  await cluster.reconcile(staticSiteKind, NS, 'docs');
+  expect(writes()).toContain('apply ConfigMap/docs-endpoint (reconstruct)');
+  expect(cluster.any(CONFIG_MAP, NS, 'docs-endpoint')?.data).toEqual({
+    address: '10.96.0.10',
+    url: 'http://10.96.0.10:80/',
+  });
 
   await cluster.reconcile(staticSiteKind, NS, 'docs');
   expect(cluster.ready(staticSiteKind, NS, 'docs')).toMatchObject({
@@ -69,6 +83,7 @@ it('with autoscaling: the autoscaler keeps its replica count across an image cha
     'apply Deployment/docs (reconstruct-initial)',
     'apply HorizontalPodAutoscaler/docs (reconstruct)',
     'apply Service/docs (reconstruct)',
+    'status StaticSite/docs',
   ]);
 
   cluster.patch(DEPLOYMENT, NS, 'docs', { spec: { replicas: 5 } }); // the autoscaler scales up

@@ -271,12 +271,16 @@ describe('staticSiteKind', () => {
     return Testing.synth(chart) as Manifest[];
   };
   /**
-   * A view whose caches hold the ConfigMap `docs-content`, the Service `docs` (unless `noService`) and,
+   * A view whose caches hold the ConfigMaps `docs-content` and `docs-endpoint` (unless `noEndpoint`), the
+   * Service `docs` (unless `noService`) and,
    * given a `status`, the Deployment `docs` with it.
    */
-  const viewWith = (status?: object, noService = false): ClusterView => {
+  const viewWith = (status?: object, noService = false, noEndpoint = false): ClusterView => {
     const objects: Record<string, KubeObject | undefined> = {
       'configmaps/docs-content': { metadata: { name: 'docs-content', namespace: 'web' } },
+      'configmaps/docs-endpoint': noEndpoint
+        ? undefined
+        : { metadata: { name: 'docs-endpoint', namespace: 'web' } },
       'services/docs': noService ? undefined : { metadata: { name: 'docs', namespace: 'web' } },
       'deployments/docs': status && {
         metadata: { name: 'docs', namespace: 'web', generation: 1 },
@@ -314,8 +318,8 @@ describe('staticSiteKind', () => {
   });
 
   it('is Ready once every child is (the Deployment rolled out), and names the child that blocks', () => {
-    const ready = (status?: object, noService = false) =>
-      staticSiteKind.ready({ resource, children: children(), view: viewWith(status, noService) });
+    const ready = (status?: object, noService = false, noEndpoint = false) =>
+      staticSiteKind.ready({ resource, children: children(), view: viewWith(status, noService, noEndpoint) });
     expect(ready()).toEqual({
       ready: false,
       reason: 'Progressing',
@@ -330,6 +334,10 @@ describe('staticSiteKind', () => {
     expect(ready(rolledOut, true)).toMatchObject({
       ready: false,
       message: 'Service docs: does not exist yet',
+    });
+    expect(ready(rolledOut, false, true)).toMatchObject({
+      ready: false,
+      message: 'ConfigMap docs-endpoint: does not exist yet',
     });
     expect(ready(rolledOut)).toMatchObject({ ready: true, reason: 'Ready' });
   });
