@@ -9,7 +9,7 @@ import { inKindWords, nothingIfInvalidName, onServer, serverOf, serverSecret } f
 import { InvalidNameError } from '../mysql-server/names';
 import type { ServerOperations } from '../mysql-server/operations';
 import type { ObservedUser, UserAccount } from '../mysql-server/users';
-import { MysqlUser, passwordSecretName, userName } from './mysql-user';
+import { MysqlUser, mysqlUserInputs, passwordSecretName, userName } from './mysql-user';
 import { mysqlUserSchema } from './schema';
 import type { MysqlUserSpec, MysqlUserSpecWithDefaults } from './types.generated';
 
@@ -80,7 +80,7 @@ export function mysqlUserExternal(server: ServerOperations): KindExternal<Stored
       password: {
         name: (r) => passwordSecretName({ name: r.metadata.name, spec: r.spec }),
         keys: ['password'],
-        plainKeys: ['username', 'database'],
+        plainKeys: ['username', 'database', 'host', 'port'],
       },
     },
     desired: desiredUser,
@@ -117,6 +117,7 @@ export function mysqlUserKindOn(server: ServerOperations) {
     categories: ['mysql'],
     schema: mysqlUserSchema,
     construct: MysqlUser,
+    inputs: mysqlUserInputs,
     // The password Secret is created, never listed or watched; the handlers read it (and the server
     // Secret) by name.
     children: [writeOnly(SECRET)],

@@ -1,10 +1,24 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { ResourceProps, admitSpec, childPolicy } from '../kit';
+import { admitSpec, childPolicy, fromSecret, type InputValues, type ResourcePropsWithInputs } from '../kit';
+import { DEFAULT_PORT } from '../mysql-server/kinds';
 import { mysqlUserSchema } from './schema';
 import type { MysqlUserSpec, MysqlUserSpecWithDefaults } from './types.generated';
 
-export type MysqlUserProps = ResourceProps<MysqlUserSpec>;
+/**
+ * Where the server is, as its Secret says (`spec.serverSecretRef`: keys `host` and `port`): inputs, so
+ * that the user's Secret carries all an application needs to connect.
+ */
+export const mysqlUserInputs = {
+  host: fromSecret<MysqlUserSpec>({ name: (r) => r.spec.serverSecretRef.name, key: 'host' }),
+  port: fromSecret<MysqlUserSpec>({
+    name: (r) => r.spec.serverSecretRef.name,
+    key: 'port',
+    default: String(DEFAULT_PORT),
+  }),
+};
+
+export type MysqlUserProps = ResourcePropsWithInputs<MysqlUserSpec, InputValues<typeof mysqlUserInputs>>;
 
 /** How many characters the generated password has. */
 export const PASSWORD_LENGTH = 24;
@@ -26,14 +40,14 @@ export function passwordSecretName({
 }
 
 /**
- * The child of a MysqlUser: the Secret with the user's credentials, which the controller creates once
- * with a generated password and never writes again (the user itself is the kind's external object, on
- * the server). Keys `username`, `password` and `database` (the first grant's, when there is one).
+ * The child of a MysqlUser: the Secret with the user's credentials and where to use them, which the
+ * controller creates once with a generated password and never writes again (the user itself is the
+ * kind's external object, on the server). Keys `username`, `password`, `host` and `port` (the server
+ * Secret's: inputs, so the Secret waits until that Secret says them), and `database` (the first grant's,
+ * when there is one).
  *
- * Not `host` and `port`: they are the server Secret's, and a construct sees the spec alone (no Secret, no
- * I/O), so an application reads them from the server Secret. The Secret is create-only: a later change of
- * the first grant does not reach `database`; a new `passwordSecretName` makes a new Secret, and the
- * user's password becomes its password.
+ * The Secret is create-only: a later change of the first grant, or of the server's host or port, does not
+ * reach it; a new `passwordSecretName` makes a new Secret, and the user's password becomes its password.
  */
 export class MysqlUser extends Construct {
   readonly passwordSecret: ApiObject;
@@ -47,7 +61,12 @@ export class MysqlUser extends Construct {
       kind: 'Secret',
       metadata: { name: passwordSecretName(props) },
       type: 'Opaque',
-      stringData: { username: userName(props), ...(first ? { database: first.database } : {}) },
+      stringData: {
+        username: userName(props),
+        host: props.inputs.host,
+        port: props.inputs.port,
+        ...(first ? { database: first.database } : {}),
+      },
     });
     childPolicy(this.passwordSecret, {
       generate: { '/stringData/password': { length: PASSWORD_LENGTH } },

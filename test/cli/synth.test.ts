@@ -55,9 +55,9 @@ describe('reconstruct synth', () => {
         'with a fresh value, or name a Secret of your own (key "password") in spec.rootPasswordSecret\n' +
         `${SAMPLES}/mysql-database.yaml: MysqlDatabase/shop: renders no Kubernetes object: its work is ` +
         'outside Kubernetes (MySQL database shop), done by the controller\n' +
-        `${SAMPLES}/mysql-user.yaml: MysqlUser/shop-app: left out Secret shop-app-mysql: the controller ` +
-        'generates /stringData/password when it creates it in the cluster; --include-generated renders one ' +
-        'with a fresh value\n' +
+        `${SAMPLES}/mysql-user.yaml: MysqlUser/shop-app: left out Secret shop-app-mysql: it waits for input ` +
+        'host (Secret mysql-admin key host), port (Secret mysql-admin key port); --inputs FILE gives values, ' +
+        '--placeholders renders it marked\n' +
         `rendered 7 resource(s) into ${out}/\n`,
     );
     expect(code).toBe(0);

@@ -99,9 +99,10 @@ describe('the schema', () => {
 });
 
 describe('the construct', () => {
-  it('makes the password Secret, create-only, its password generated (24 characters) by the controller', () => {
+  it('makes the credentials Secret, create-only, its password generated (24 characters) by the controller', () => {
     const chart = Testing.chart();
-    const user = new MysqlUser(chart, 'user', { name: 'shop-app', spec: spec() });
+    const inputs = { host: 'db.example.net', port: '3307' };
+    const user = new MysqlUser(chart, 'user', { name: 'shop-app', spec: spec(), inputs });
     const [secret] = Testing.synth(chart) as object[];
     expect(secret).toEqual({
       apiVersion: 'v1',
@@ -114,7 +115,7 @@ describe('the construct', () => {
         }) as object,
       },
       type: 'Opaque',
-      stringData: { username: 'shop-app', database: 'shop' },
+      stringData: { username: 'shop-app', host: 'db.example.net', port: '3307', database: 'shop' },
     });
     expect(user.passwordSecret.name).toBe('shop-app-mysql');
   });
@@ -126,11 +127,12 @@ describe('the construct', () => {
       metadata: { name: 'shop-app', namespace: NS },
       spec: spec({ name: 'app_rw', passwordSecretName: 'app-credentials', grants: [] }),
     };
-    const [secret] = synthesize(mysqlUserKind, resource) as (KubeObject & {
+    const inputs = { host: 'db', port: '3306' };
+    const [secret] = synthesize(mysqlUserKind, resource, { inputs }) as (KubeObject & {
       stringData: object;
     })[];
     expect(secret.metadata.name).toBe('app-credentials');
-    expect(secret.stringData).toEqual({ username: 'app_rw' });
+    expect(secret.stringData).toEqual({ username: 'app_rw', host: 'db', port: '3306' });
   });
 
   it('is a write-only child: the controller creates it and never lists or watches Secrets', () => {
@@ -190,8 +192,11 @@ describe('a new MysqlUser', () => {
     put();
     await converge();
     const secret = passwordSecret();
+    // Where to connect, as the server Secret says (inputs), beside the credentials.
     expect(secret).toEqual({
       username: 'shop-app',
+      host: 'db.example.com',
+      port: '3306',
       database: 'shop',
       password: expect.any(String) as string,
     });

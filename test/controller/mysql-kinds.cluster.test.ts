@@ -118,8 +118,14 @@ describe('a database and a user', () => {
     await becomes('mysqluser', 'shop-app', 'True');
     expect(await grants('shop-app')).toEqual(['SELECT, INSERT ON `shop`.*']);
     const credentials = passwordSecret('shop-app-mysql');
-    expect(Object.keys(credentials).sort()).toEqual(['database', 'password', 'username']);
-    expect(credentials).toMatchObject({ username: 'shop-app', database: 'shop' });
+    // All an application needs: where the server is (its Secret's host and port, inputs), and who it is.
+    expect(Object.keys(credentials).sort()).toEqual(['database', 'host', 'password', 'port', 'username']);
+    expect(credentials).toMatchObject({
+      username: 'shop-app',
+      database: 'shop',
+      host: server.host,
+      port: String(server.port),
+    });
     expect(credentials.password).toMatch(/^[A-Za-z0-9]{24}$/);
     expect(await logsIn('shop-app', credentials.password, 'shop')).toBe(true);
     // A normal creation fails nothing on the way (the password Secret is there before the user is made).

@@ -73,11 +73,13 @@ describe.each(rendering.map((k) => [k.kind, k] as [string, Kind]))('%s', (_, kin
         const resource = withString(base, field, value, schema);
         // The children's own checks are not what this test is about (test/synth/child-validation.test.ts):
         // off, a value they would refuse is written and read back too, in 15 % less time.
-        // Generated values too: a generated Secret's other keys come from the spec.
+        // Generated values too: a generated Secret's other keys come from the spec; and a child waiting
+        // for an input, its placeholder marked (its other fields come from the spec).
         const { manifests, problems } = renderResources([resource], {
           kinds: [kind],
           validateChildren: false,
           includeGenerated: true,
+          placeholders: true,
         });
         if (problems.length > 0 || manifests.length === 0) continue; // the schema or the construct refuses it
         exercised.add(field.path.join('.'));

@@ -43,6 +43,7 @@ export type InputSource<Spec = unknown, Observed = unknown> =
       readonly name: NameFrom<Spec>;
       readonly namespace?: string;
       readonly key: string;
+      readonly default?: string;
     }
   | {
       /** One key of a Secret (`data`, decoded), named by the resource. */
@@ -50,6 +51,7 @@ export type InputSource<Spec = unknown, Observed = unknown> =
       readonly name: NameFrom<Spec>;
       readonly namespace?: string;
       readonly key: string;
+      readonly default?: string;
     }
   | {
       /** What the kind's external work observed (KindOptions.external), once it has. */
@@ -145,6 +147,11 @@ export interface KeyOf<Spec> {
   /** Another namespace, fixed by the kind (see ObjectField.namespace). @default - the resource's namespace */
   readonly namespace?: string;
   readonly key: string;
+  /**
+   * The value when the object exists without the key (a server Secret's optional `port`). The object
+   * itself must exist. @default - none: the input waits for the key
+   */
+  readonly default?: string;
 }
 
 /** One key of a ConfigMap the resource names: `fromConfigMap({ name: (r) => r.spec.settings, key: 'theme' })`. */

@@ -119,7 +119,11 @@ function rawValue(
   if (!object) return { why: `${label} does not exist yet` };
   if (input.from === 'configMap' || input.from === 'secret') {
     const data = (object as { data?: Record<string, string> }).data ?? {};
-    if (!Object.hasOwn(data, input.key)) return { why: `${label} has no key ${input.key}` };
+    if (!Object.hasOwn(data, input.key)) {
+      return input.default !== undefined
+        ? { value: input.default }
+        : { why: `${label} has no key ${input.key}` };
+    }
     const raw = data[input.key];
     return { value: input.from === 'secret' ? Buffer.from(raw, 'base64').toString('utf8') : raw };
   }

@@ -271,6 +271,25 @@ describe('resolving inputs', () => {
       none: 'the spec names no ConfigMap',
     });
   });
+  it('takes a key’s default when the object exists without the key, and waits for the object itself', () => {
+    const inputs = {
+      port: fromSecret<{ server: string }>({ name: (r) => r.spec.server, key: 'port', default: '3306' }),
+    };
+    const resource = {
+      apiVersion: 'a/v1',
+      kind: 'A',
+      metadata: { name: 'a', namespace: 'web' },
+      spec: { server: 'db' },
+    };
+    expect(resolveInputs(inputs, resource, lookup)).toEqual({
+      values: {},
+      missing: { port: 'Secret db does not exist yet' },
+    });
+    put(SECRET, 'web', 'db', { data: { host: Buffer.from('db').toString('base64') } });
+    expect(resolveInputs(inputs, resource, lookup)).toEqual({ values: { port: '3306' }, missing: {} });
+    put(SECRET, 'web', 'db', { data: { port: Buffer.from('3307').toString('base64') } });
+    expect(resolveInputs(inputs, resource, lookup)).toEqual({ values: { port: '3307' }, missing: {} });
+  });
 });
 
 describe('declaring inputs', () => {
