@@ -37,7 +37,7 @@ interface LeaderElectorOptions {
   sharedMetadata?: boolean;
 }
 
-interface LeaderCallbacks {
+export interface LeaderCallbacks {
   /** Called once the lease is acquired; the signal aborts when leadership ends (lost or released). */
   onStartedLeading(signal: AbortSignal): void;
   /**

@@ -249,6 +249,20 @@ export class Manager implements ClusterView {
     return this.kinds.kinds.map((k) => ({ kind: k.kind, resources: this.list(k).length }));
   }
 
+  /**
+   * Takes no work from now on until resume(): a member of a ring that lost its Lease, whose share goes to
+   * the others. Keys taken from the queue meanwhile are dropped; resume() enqueues every resource again.
+   */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.enqueueAll();
+  }
+  private paused = false;
+
   /** Resolves once the reconciles in flight now have finished. */
   async quiesce(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
@@ -280,6 +294,7 @@ export class Manager implements ClusterView {
         this.queue,
         this.options.workers,
         async (key) => {
+          if (this.paused) return {};
           const { definition, namespace, name } = this.parseQueueKey(key);
           const state = this.states.of(definition);
           // Its turn comes when the kind is ready (refreshStates enqueues it). A refused kind says so on

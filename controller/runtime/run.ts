@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { KindRegistry, type Kind, type RolloutOptions } from '../../constructs/kit';
+import { Campaign } from './campaign';
 import { LeaderElector } from './leader';
 import { RING_LABEL, drainLabel, memberName, shardLabel } from '../sharding/members';
 import { Sharder } from '../sharding/sharder';
@@ -268,23 +269,11 @@ export async function runController(
     renewDeadlineMs: Math.round((settings.leaseDurationMs * 2) / 3),
     retryPeriodMs: Math.round((settings.leaseDurationMs * 2) / 15),
   };
-  const elector = leads
-    ? new LeaderElector(client, { ...timing, name: settings.leaseName, identity }, log)
-    : undefined;
-  // A member works while it holds its own Lease; the ring's leader takes it over when it stops renewing.
-  const membership = sharding
-    ? new LeaderElector(
-        client,
-        {
-          ...timing,
-          name: sharding.member,
-          identity: sharding.member,
-          labels: { [RING_LABEL]: sharding.ring },
-          sharedMetadata: true,
-        },
-        log,
-      )
-    : undefined;
+  const lease = (name: string, id: string, shared?: { labels: Record<string, string> }) =>
+    new LeaderElector(client, { ...timing, name, identity: id, ...shared, sharedMetadata: !!shared }, log);
+  // Not sharded: the replica that holds the Lease works; losing it ends the process (exit 1), as
+  // controller-runtime's does, and a standby takes over.
+  const elector = leads && !sharding ? lease(settings.leaseName, identity) : undefined;
   let sharder: Sharder | undefined;
 
   // Each kind is reconciled once its own caches have synced (Manager.kindStates), not after every kind's.
@@ -299,22 +288,36 @@ export async function runController(
   process.once('SIGINT', () => stopping.request('SIGINT'));
   if (signal?.aborted) stopping.request('aborted');
   signal?.addEventListener('abort', () => stopping.request('aborted'), { once: true });
-  if (membership && sharding) {
-    void membership.run({
-      onStartedLeading: () => {
+  // Sharded: a member works while it holds its own Lease, which the ring's leader takes over when it stops
+  // renewing. One that loses it (renewals late on a loaded machine, a partition) steps back: it takes no
+  // work while its share goes to the others, and stands again; it does not exit (controller/runtime/campaign).
+  const membership =
+    sharding &&
+    new Campaign(() => lease(sharding.member, sharding.member, { labels: { [RING_LABEL]: sharding.ring } }), {
+      onLeading: (again) => {
+        if (again) {
+          log.info('joined the ring again', sharding);
+          return manager.resume();
+        }
         log.info('joined the ring', sharding);
         shardMember?.start();
         startWorking();
       },
-      onStoppedLeading: () => stopping.loseLease('lost its member Lease'),
+      onLost: () => {
+        manager.pause();
+        // While it stops, the wait for its reconciles ends: the work is no longer its own.
+        if (stopping.decided) return (stopping.loseLease('lost its member Lease'), false);
+        log.warn('stepped back from the ring: it lost its member Lease; it stands again', sharding);
+        return true;
+      },
     });
-  }
-  if (elector) {
-    void elector.run({
-      onStartedLeading: () => {
+  // And the one that holds the ring's Lease runs the sharder; losing it stops the sharder alone.
+  const leadership =
+    sharding &&
+    new Campaign(() => lease(settings.leaseName, identity), {
+      onLeading: () => {
         log.info('became leader', { lease: `${settings.leaseNamespace}/${settings.leaseName}`, identity });
         metrics.leading(settings.leaseName, true);
-        if (!sharding) return startWorking();
         sharder = new Sharder({
           client,
           kinds: registry.kinds,
@@ -327,6 +330,23 @@ export async function runController(
           log: log.child({ ring: sharding.ring }),
         });
         sharder.start();
+      },
+      onLost: () => {
+        metrics.leading(settings.leaseName, false);
+        void sharder?.stop();
+        sharder = undefined;
+        return !stopping.decided;
+      },
+    });
+  if (membership && leadership) {
+    membership.start();
+    leadership.start();
+  } else if (elector) {
+    void elector.run({
+      onStartedLeading: () => {
+        log.info('became leader', { lease: `${settings.leaseNamespace}/${settings.leaseName}`, identity });
+        metrics.leading(settings.leaseName, true);
+        startWorking();
       },
       onStoppedLeading: () => {
         metrics.leading(settings.leaseName, false);
@@ -363,6 +383,7 @@ export async function runController(
   await sharder?.stop();
   await shardMember?.stop();
   if (elector) await elector.release();
+  if (leadership) await leadership.release();
   // Its resources go to the others at once, not after its Lease expires: it has stopped working on them.
   if (membership) await membership.release();
   await manager.stop();

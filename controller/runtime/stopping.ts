@@ -31,6 +31,11 @@ export class Stopping {
     this.decide(reason, true);
   }
 
+  /** Whether it is stopping, for whatever reason. */
+  get decided(): boolean {
+    return this.first !== undefined;
+  }
+
   /** Whether it stops because it lost a lease without being asked to stop: exit 1, to be restarted. */
   get failed(): boolean {
     return this.first?.failed ?? false;
