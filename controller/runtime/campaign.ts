@@ -15,7 +15,7 @@ export interface CampaignCallbacks {
 }
 
 /** What a Campaign needs of an elector. */
-export type Elector = Pick<LeaderElector, 'run' | 'release' | 'isLeader'>;
+export type Elector = Pick<LeaderElector, 'run' | 'release'>;
 
 export class Campaign {
   private current?: Elector;
@@ -42,11 +42,6 @@ export class Campaign {
         if (this.callbacks.onLost() && !this.released) this.start();
       },
     });
-  }
-
-  /** Whether the lease is held now. */
-  isLeader(): boolean {
-    return this.current?.isLeader() ?? false;
   }
 
   /** Stops campaigning and hands the lease over, if held (LeaderElector.release). */
