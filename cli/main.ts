@@ -13,6 +13,7 @@ Commands:
   synth PATH...        render custom-resource YAML to plain Kubernetes manifests, offline
   krm                  the renderer as a KRM function (a ResourceList in and out), for kustomize and kpt
   diff PATH...         what applying resources would change, and what the controller would then change
+  preview [KIND...]    what a new build of kinds would do to every live resource of them (--kinds NEW)
   tree KIND/NAME       a resource, its conditions, and each child: ready or why not
   inputs KIND[/NAME]   the observed inputs of live resources, as the file synth --inputs takes
   suspend KIND/NAME    the controller keeps its hands off a resource until it is resumed
@@ -45,6 +46,10 @@ async function main(argv: string[]): Promise<number> {
     case 'diff': {
       const { diffCommand } = await import('./diff/command');
       return diffCommand(rest);
+    }
+    case 'preview': {
+      const { previewCommand } = await import('./preview/command');
+      return previewCommand(rest);
     }
     case 'tree': {
       const { treeCommand } = await import('./tree/command');

@@ -46,7 +46,7 @@ a refused dry run, no cluster).
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** What a diff should not show: what the API server keeps for itself, and status. */
-function comparable(obj: KubeObject | undefined): unknown {
+export function comparable(obj: KubeObject | undefined): unknown {
   if (!obj) return undefined;
   const metadata: Record<string, unknown> = { ...obj.metadata };
   for (const field of ['managedFields', 'resourceVersion', 'generation', 'creationTimestamp', 'uid']) {

@@ -41,6 +41,8 @@ export interface PlannedChange {
   readonly name: string;
   readonly before?: KubeObject;
   readonly after?: KubeObject;
+  /** Deleted to be created anew (an immutable field changed, the `replace` policy): not a prune. */
+  readonly replaced?: boolean;
 }
 
 /**
@@ -79,6 +81,8 @@ type Recorded = {
  */
 class RecordingWriter implements Writer {
   readonly writes: Recorded[] = [];
+  /** The last status the reconciler would write for the resource (not sent). */
+  status?: Record<string, unknown>;
   private readonly server: KubeWriter;
 
   constructor(
@@ -94,7 +98,8 @@ class RecordingWriter implements Writer {
     return this.server.read<T>(type, namespace, name);
   }
 
-  applyStatus(): Promise<unknown> {
+  applyStatus(_type: ApiKind, _resource: unknown, status: Record<string, unknown>): Promise<unknown> {
+    this.status = status;
     return Promise.resolve({});
   }
 
@@ -193,7 +198,8 @@ async function listObjects(
     path: resourcePath(type, type.namespaced ? namespace : undefined),
     query: labelSelector ? { labelSelector } : {},
   });
-  return list.items.map((o) => ({ ...o, apiVersion: type.apiVersion, kind: type.kind }));
+  // apiVersion and kind first, as a single GET returns them: the diff of an object then keeps its order.
+  return list.items.map((o) => ({ apiVersion: type.apiVersion, kind: type.kind, ...o }));
 }
 
 /** What applying a resource would change: its objects, and what its kind's external work would do. */
@@ -204,6 +210,27 @@ export interface Plan {
    * www: ttl: 300 -> 600`), found by its observe alone, or why its observe failed; undefined when none.
    */
   readonly external?: { readonly change?: string; readonly error?: string };
+  /**
+   * Why the controller would fail the resource (its Ready condition's reason and message: an apply
+   * refused, an invalid spec, a child name taken); undefined when it would not.
+   */
+  readonly failure?: { readonly reason: string; readonly message: string };
+}
+
+/** The Ready reasons that mean the controller could not do what the resource asks. */
+const FAILURES = new Set(['ApplyFailed', 'InvalidSpec', 'ErrResourceExists', 'Unavailable']);
+
+function failureOf(status: Record<string, unknown> | undefined): Plan['failure'] {
+  const conditions = (status?.conditions ?? []) as {
+    type: string;
+    status: string;
+    reason: string;
+    message?: string;
+  }[];
+  const ready = conditions.find((c) => c.type === 'Ready');
+  return ready && ready.status === 'False' && FAILURES.has(ready.reason)
+    ? { reason: ready.reason, message: ready.message ?? '' }
+    : undefined;
 }
 
 /**
@@ -215,7 +242,12 @@ export async function planChanges(
   client: KubeClient,
   definition: Kind,
   resource: CustomResource,
-  options: { fieldManager?: string; userFieldManager?: string } = {},
+  options: {
+    fieldManager?: string;
+    userFieldManager?: string;
+    /** `resource` is the live object as read from the cluster: it is not applied, its children are planned. */
+    live?: boolean;
+  } = {},
 ): Promise<Plan> {
   const fieldManager = options.fieldManager ?? MANAGER;
   const { name } = resource.metadata;
@@ -228,11 +260,13 @@ export async function planChanges(
 
   // The resource as `kubectl apply --server-side` would store it: the API server's defaults, a new
   // generation for a spec change, the live status and uid (a new one gets a uid of its own for the run).
-  const before = await readObject(definition, namespace, name);
-  const applied = await new KubeWriter(dry, options.userFieldManager ?? 'kubectl').apply(definition, {
-    ...resource,
-    metadata: { ...resource.metadata, ...(namespace ? { namespace } : {}) },
-  });
+  const before = options.live ? resource : await readObject(definition, namespace, name);
+  const applied = options.live
+    ? resource
+    : await new KubeWriter(dry, options.userFieldManager ?? 'kubectl').apply(definition, {
+        ...resource,
+        metadata: { ...resource.metadata, ...(namespace ? { namespace } : {}) },
+      });
   const live = { ...(applied as KubeObject), status: before?.status } as CustomResource;
   changes.push({ type: definition, namespace, name, before, after: live });
 
@@ -244,10 +278,12 @@ export async function planChanges(
     snapshot.put(type, await listObjects(client, type, namespace, `${LABEL_PART_OF}=${partOf}`), true);
   }
   // A desired name taken by an object that is not ours: the reconciler reads it and reports it.
+  const desired = new Set<string>();
   for (const child of synthesize(definition, live, { owner: { uid }, admitted: true })) {
     const type = definition.children.find((t) => t.apiVersion === child.apiVersion && t.kind === child.kind);
     if (!type || isWriteOnly(type)) continue;
     const ns = type.namespaced ? (child.metadata.namespace ?? namespace) : undefined;
+    desired.add(objectKey(type, ns, child.metadata.name));
     if (snapshot.get(type, ns, child.metadata.name)) continue;
     if (await readObject(type, ns, child.metadata.name)) snapshot.putForeign(type, ns, child.metadata.name);
   }
@@ -270,7 +306,13 @@ export async function planChanges(
   // next reconcile does the work.
   for (let pass = 0; pass < 3; pass++) {
     const seen = writer.writes.length;
-    await reconciler.reconcile(definition, namespace, name);
+    try {
+      await reconciler.reconcile(definition, namespace, name);
+    } catch (err) {
+      // A failed reconcile throws to be retried, once its status says why: that is the plan's failure.
+      if (failureOf(writer.status)) break;
+      throw err;
+    }
     const own = writer.writes
       .slice(seen)
       .find((w) => w.type === definition && w.name === name && w.after !== undefined);
@@ -284,10 +326,14 @@ export async function planChanges(
     const key = objectKey(w.type, w.namespace, w.name);
     if (shown.has(key)) continue; // the first write of an object is the change (a second manager's follows it)
     shown.add(key);
-    const current = await readObject(w.type, w.namespace, w.name).catch((err: unknown) => {
-      if (isForbidden(err)) return undefined; // a write-only kind
-      throw err;
-    });
+    // As listed before the reconcile (what the dry run changed), else read now.
+    const listed = snapshot.get(w.type, w.namespace, w.name);
+    const current =
+      listed ??
+      (await readObject(w.type, w.namespace, w.name).catch((err: unknown) => {
+        if (isForbidden(err)) return undefined; // a write-only kind
+        throw err;
+      }));
     const kind = w.after?.kind ?? current?.kind ?? w.type.kind;
     changes.push({
       type: { ...w.type, kind },
@@ -295,8 +341,10 @@ export async function planChanges(
       name: w.name,
       before: current,
       after: w.after,
+      ...(w.after === undefined && desired.has(key) ? { replaced: true } : {}),
     });
   }
   const planned = external.planned.get(objectKey(definition, namespace, name));
-  return { changes, ...(planned ? { external: planned } : {}) };
+  const failure = failureOf(writer.status);
+  return { changes, ...(planned ? { external: planned } : {}), ...(failure ? { failure } : {}) };
 }

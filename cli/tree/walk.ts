@@ -95,12 +95,16 @@ async function stuck(client: KubeClient, type: ApiKind, live: KubeObject, namesp
   }
 }
 
-/** The resources of a kind: one by name, or all of a namespace (all namespaces when undefined). */
+/**
+ * The resources of a kind: one by name, or all of a namespace (all namespaces when undefined), those a
+ * label selector matches when one is given.
+ */
 export async function readResources(
   client: KubeClient,
   definition: Kind,
   namespace: string | undefined,
   name?: string,
+  { labelSelector }: { labelSelector?: string } = {},
 ): Promise<CustomResource[]> {
   const ns = definition.namespaced ? namespace : undefined;
   if (name) {
@@ -110,6 +114,7 @@ export async function readResources(
   const list = await client.request<{ items: CustomResource[] }>({
     method: 'GET',
     path: resourcePath(definition, ns),
+    query: labelSelector ? { labelSelector } : {},
   });
   return list.items.map((o) => ({ ...o, apiVersion: definition.apiVersion, kind: definition.kind }));
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { clusterCommand, CLUSTER_HELP } from '../../cli/cluster-command';
 import { controllerCommand } from '../../cli/controller';
 import { diffCommand } from '../../cli/diff/command';
+import { previewCommand } from '../../cli/preview/command';
 import { genCommand } from '../../cli/gen';
 import { createCommand, initCommand } from '../../cli/init';
 import { installCommand } from '../../cli/install';
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   synth: (argv) => synthCommand(argv),
   krm: (argv) => krmCommand(argv),
   diff: (argv) => diffCommand(argv),
+  preview: (argv) => previewCommand(argv),
   tree: (argv) => treeCommand(argv),
   inputs: (argv) => inputsCommand(argv),
   suspend: (argv) => suspendCommand(argv),

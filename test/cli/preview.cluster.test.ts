@@ -1,0 +1,178 @@
+/**
+ * `reconstruct preview` on the local control plane: 300 live resources of the Rolling kind, reconciled by
+ * its first build (test/fixtures/kinds/rolling-v1.ts), previewed under three builds: the same one (nothing
+ * changes), one that changes every Deployment's environment (rolling-v2.ts) and one whose new selector the
+ * API server refuses for the 30 resources whose name ends in 7 (rolling-v4-reselect.ts). Each preview
+ * says exactly that, with `kubectl diff`'s exit status, and writes nothing: every request that is not a
+ * read is a dry run, and no object's resourceVersion moves.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { Kind } from '../../index';
+import { previewFleet } from '../../cli/preview/fleet';
+import { summarize } from '../../cli/preview/report';
+import { loadClient, type KubeClient } from '../../controller/kube/client';
+import type { KubeRequest } from '../../controller/kube/http';
+import { rolling } from '../fixtures/kinds/rolling';
+import { rollingV1 } from '../fixtures/kinds/rolling-v1';
+import { rollingV2 } from '../fixtures/kinds/rolling-v2';
+import { rollingV4 } from '../fixtures/kinds/rolling-v4-reselect';
+import { startController } from '../support/controller';
+import {
+  applyYaml,
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  installCrds,
+  waitFor,
+} from '../support/kubectl';
+
+jest.setTimeout(420_000);
+
+const COUNT = 300;
+const CLI = join(__dirname, '../../dist/cli/main.js');
+const BUILD = (n: string) => join(__dirname, `../fixtures/kinds/rolling-${n}.ts`);
+const NAMES = Array.from({ length: COUNT }, (_, i) => `r${String(i).padStart(3, '0')}`);
+
+let ns: string;
+/** Every request the in-process previews sent that was not a read. */
+const writes: KubeRequest[] = [];
+
+/** The cluster's client, each request that is not a GET recorded. */
+function recording(client: KubeClient): KubeClient {
+  return {
+    request: <T>(req: KubeRequest) => {
+      if (req.method !== 'GET') writes.push(req);
+      return client.request<T>(req);
+    },
+    watch: (...args) => client.watch(...args),
+  };
+}
+
+interface Stored {
+  metadata: {
+    name: string;
+    resourceVersion: string;
+    generation: number;
+    managedFields: { manager: string }[];
+  };
+}
+
+/**
+ * What a write of the preview would move: each Rolling's resourceVersion (nothing else writes them once
+ * the controller stopped), each Deployment's generation and what the controller's field manager owns
+ * (kube-controller-manager writes their status meanwhile).
+ */
+function versions(): string[] {
+  const rollings = getJson<{ items: Stored[] }>(['rollings', '-n', ns]).items;
+  const deployments = getJson<{ items: Stored[] }>(['deployments', '-n', ns, '--show-managed-fields']).items;
+  return [
+    ...rollings.map((o) => `rolling/${o.metadata.name}@${o.metadata.resourceVersion}`),
+    ...deployments.map(
+      (o) =>
+        `deployment/${o.metadata.name}@${o.metadata.generation} ` +
+        JSON.stringify(o.metadata.managedFields.filter((m) => m.manager === 'reconstruct')),
+    ),
+  ];
+}
+
+const preview = (kind: Kind) =>
+  previewFleet(recording(loadClient({})), [kind], { namespace: ns }, { concurrency: 8 });
+
+function cli(...args: string[]) {
+  const run = spawnSync(process.execPath, [CLI, 'preview', '--no-builtin-kinds', '-n', ns, ...args], {
+    encoding: 'utf8',
+    env: process.env,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+let before: string[];
+
+beforeAll(async () => {
+  installCrds([rollingV1]);
+  ns = createNamespace('preview');
+  applyYaml(NAMES.map((n) => JSON.stringify(rolling(n, ns))).join('\n---\n'));
+  const controller = await startController([
+    '--kinds',
+    BUILD('v1'),
+    '--no-builtin-kinds',
+    '--namespaces',
+    ns,
+  ]);
+  try {
+    // Each Deployment seen by its own controller too, so that nothing but a preview would change them.
+    const settled = (d: { metadata: { generation: number }; status?: { observedGeneration?: number } }) =>
+      d.status?.observedGeneration === d.metadata.generation;
+    await waitFor(
+      () =>
+        getJson<{ items: Stored[] }>(['deployments', '-n', ns]).items.filter(settled).length === COUNT &&
+        getJson<{ items: { status?: { lastAppliedRevision?: string } }[] }>([
+          'rollings',
+          '-n',
+          ns,
+        ]).items.every((r) => r.status?.lastAppliedRevision === 'v1'),
+      { what: `${COUNT} Rollings applied by the first build`, timeoutMs: 240_000 },
+    );
+  } finally {
+    await controller.stop();
+  }
+  before = versions();
+});
+afterAll(() => {
+  if (ns) deleteNamespace(ns);
+});
+
+it('finds nothing to change under the build that made the fleet', async () => {
+  const { resources, problems } = await preview(rollingV1);
+  expect(problems).toEqual([]);
+  expect(summarize(resources).resources).toEqual({ unchanged: COUNT, changed: 0, failed: 0, error: 0 });
+  const run = cli('--kinds', BUILD('v1'));
+  expect(run.stderr).toBe('');
+  expect(run.stdout).toContain(`previewed ${COUNT} resource(s) of Rolling: ${COUNT} unchanged, 0 changed`);
+  expect(run.code).toBe(0);
+});
+
+it("shows every Deployment's new environment under the build that changes it", async () => {
+  const { resources } = await preview(rollingV2);
+  const summary = summarize(resources);
+  expect(summary.resources).toEqual({ unchanged: 0, changed: COUNT, failed: 0, error: 0 });
+  expect(summary.children).toEqual({ create: 0, update: COUNT, prune: 0, replace: 0 });
+  expect(summary.fields).toEqual([
+    { field: 'Deployment spec.template.spec.containers[*].env', children: COUNT },
+  ]);
+  const r007 = resources.find((r) => r.resource.metadata.name === 'r007');
+  expect(r007?.children[0].diff).toContain(
+    `diff -u -N live/apps.v1.Deployment.${ns}.r007 merged/apps.v1.Deployment.${ns}.r007`,
+  );
+  expect(r007?.children[0].diff).toMatch(/^-\s+value: v1$/m);
+  expect(r007?.children[0].diff).toMatch(/^\+\s+value: v2$/m);
+
+  const run = cli('--kinds', BUILD('v2'), '-o', 'json');
+  expect(run.code).toBe(1);
+  const json = JSON.parse(run.stdout) as { summary: typeof summary; resources: { name: string }[] };
+  expect(json.summary).toEqual(summary);
+  expect(json.resources).toHaveLength(COUNT);
+});
+
+it('names each resource the API server would refuse under a build that changes an immutable field', async () => {
+  const { resources } = await preview(rollingV4);
+  expect(resources.filter((r) => r.error).map((r) => r.error)).toEqual([]);
+  expect(summarize(resources).resources).toEqual({ unchanged: COUNT - 30, changed: 0, failed: 30, error: 0 });
+  const failed = resources.filter((r) => r.failure).map((r) => r.resource.metadata.name);
+  expect(failed).toEqual(NAMES.filter((n) => n.endsWith('7')));
+  const failure = resources.find((r) => r.failure)?.failure;
+  expect(failure?.reason).toBe('ApplyFailed');
+  expect(failure?.message).toMatch(/Deployment r\d\d7: spec\.selector.* immutable/);
+
+  const run = cli('--kinds', BUILD('v4-reselect'));
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(`Rolling ${ns}/r007: would fail: ApplyFailed: Deployment r007`);
+  expect(run.stdout).toContain(`${COUNT - 30} unchanged, 0 changed, 30 would fail`);
+});
+
+it('writes nothing: every request that is not a read is a dry run, and no object changes', () => {
+  expect(writes.length).toBeGreaterThan(COUNT);
+  expect(writes.filter((w) => w.query?.dryRun !== 'All')).toEqual([]);
+  expect(versions()).toEqual(before);
+});

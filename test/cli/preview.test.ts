@@ -1,0 +1,203 @@
+/**
+ * `reconstruct preview`'s own decisions: which fields a change touches, the summary and its reports, and
+ * the offline comparison of two builds on files (the live one against a cluster is in
+ * preview.cluster.test.ts).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KindRegistry } from '../../index';
+import type { ResourcePreview } from '../../cli/preview/fleet';
+import { previewCommand } from '../../cli/preview/command';
+import { previewOffline } from '../../cli/preview/offline';
+import { changedFields, formatSummary, summarize, toMarkdown } from '../../cli/preview/report';
+import type { SourceDocument } from '../../synth/read';
+import { rolling } from '../fixtures/kinds/rolling';
+import { rollingV1 } from '../fixtures/kinds/rolling-v1';
+import { rollingV2 } from '../fixtures/kinds/rolling-v2';
+import { rollingV4 } from '../fixtures/kinds/rolling-v4-reselect';
+import { capture } from '../support/capture';
+import { reconstruct } from '../support/node-ts';
+
+describe('changedFields', () => {
+  it('names the leaves that differ, a list element as [*], a list of another length whole', () => {
+    const before = {
+      spec: { replicas: 1, template: { containers: [{ image: 'a:1', env: [{ name: 'A', value: '1' }] }] } },
+      metadata: { labels: { app: 'x' } },
+    };
+    const after = {
+      spec: {
+        replicas: 2,
+        template: {
+          containers: [
+            {
+              image: 'a:2',
+              env: [
+                { name: 'A', value: '1' },
+                { name: 'B', value: '2' },
+              ],
+            },
+          ],
+        },
+      },
+      metadata: { labels: { app: 'x', tier: 'web' } },
+    };
+    expect(changedFields(before, after)).toEqual([
+      'spec.replicas',
+      'spec.template.containers[*].image',
+      'spec.template.containers[*].env',
+      'metadata.labels.tier',
+    ]);
+    expect(changedFields(before, structuredClone(before))).toEqual([]);
+  });
+
+  it('counts the same field of several elements once', () => {
+    const list = (a: string, b: string) => ({ items: [{ image: a }, { image: b }] });
+    expect(changedFields(list('x:1', 'y:1'), list('x:2', 'y:2'))).toEqual(['items[*].image']);
+  });
+});
+
+const docs = (...resources: unknown[]): SourceDocument[] =>
+  resources.map((value, i) => ({ file: 'fleet.yaml', index: i + 1, value }));
+
+const offline = (old: typeof rollingV1, next: typeof rollingV1, documents: SourceDocument[]) =>
+  previewOffline(documents, new KindRegistry([old]), new KindRegistry([next]), { namespace: 'default' });
+
+describe('previewOffline: two builds on files', () => {
+  const fleet = docs(rolling('r001', 'shop'), rolling('r007', 'shop', { replicas: 2 }), {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'not-ours' },
+  });
+
+  it('finds nothing when the builds render the same, and leaves documents of other kinds out', () => {
+    const { resources, problems } = offline(rollingV1, rollingV1, fleet);
+    expect(problems).toEqual([]);
+    expect(summarize(resources).resources).toEqual({ unchanged: 2, changed: 0, failed: 0, error: 0 });
+  });
+
+  it('shows each child the new build changes, as kubectl diff does, and the fields it touches', () => {
+    const { resources } = offline(rollingV1, rollingV2, fleet);
+    const summary = summarize(resources);
+    expect(summary.resources).toEqual({ unchanged: 0, changed: 2, failed: 0, error: 0 });
+    expect(summary.children).toEqual({ create: 0, update: 2, prune: 0, replace: 0 });
+    expect(summary.fields).toEqual([
+      { field: 'Deployment spec.template.spec.containers[*].env', children: 2 },
+    ]);
+    const diff = resources[1].children[0].diff;
+    expect(diff).toContain(
+      'diff -u -N live/apps.v1.Deployment.shop.r007 merged/apps.v1.Deployment.shop.r007',
+    );
+    expect(diff).toMatch(/^\+\s+- name: CACHE$/m);
+  });
+
+  it('shows a changed selector as an update: offline, nothing knows it is immutable', () => {
+    const { resources } = offline(rollingV1, rollingV4, fleet);
+    expect(resources.map((r) => [r.resource.metadata.name, r.children.map((c) => c.action)])).toEqual([
+      ['r001', []],
+      ['r007', ['update']],
+    ]);
+    expect(summarize(resources).fields.map((f) => f.field)).toEqual([
+      'Deployment spec.selector.matchLabels.rollouts.example.com/track',
+      'Deployment spec.template.metadata.labels.rollouts.example.com/track',
+    ]);
+  });
+
+  it('counts a resource the new build refuses as failing, with the field the refusal names', () => {
+    const { resources } = offline(rollingV1, rollingV2, docs(rolling('bad', 'shop', { replicas: -1 })));
+    expect(resources).toHaveLength(1);
+    expect(resources[0].failure?.reason).toBe('InvalidSpec');
+    expect(resources[0].failure?.message).toContain('spec.replicas');
+    expect(summarize(resources).resources.failed).toBe(1);
+  });
+});
+
+describe('the reports', () => {
+  const { resources } = offline(rollingV1, rollingV2, docs(rolling('r001', 'shop'), rolling('r002', 'shop')));
+  const failing: ResourcePreview = {
+    ...resources[0],
+    children: [],
+    failure: {
+      reason: 'ApplyFailed',
+      message: 'Deployment r003: spec.selector: Invalid value: field is immutable',
+    },
+    resource: rolling('r003', 'shop'),
+  };
+  const all = [...resources, failing];
+
+  it('summarizes in three lines and the fields changed most', () => {
+    expect(formatSummary(summarize(all), 'Rolling')).toBe(
+      [
+        'previewed 3 resource(s) of Rolling: 0 unchanged, 2 changed, 1 would fail, 0 not previewed (errors)',
+        'children: 0 created, 2 updated, 0 pruned, 0 replaced',
+        'fields changed most:',
+        '  Deployment spec.template.spec.containers[*].env  2',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes markdown for a pull request: tables, the failures, each diff folded', () => {
+    const md = toMarkdown(all, summarize(all), 'Rolling');
+    expect(md).toContain('| 3 | 0 | 2 | 1 | 0 |');
+    expect(md).toContain('| `Deployment spec.template.spec.containers[*].env` | 2 |');
+    expect(md).toContain('- Rolling shop/r003: would fail: ApplyFailed: Deployment r003: spec.selector');
+    expect(md.match(/<details><summary>Rolling shop\/r00[12]<\/summary>/g)).toHaveLength(2);
+    expect(md).toContain('```diff\ndiff -u -N live/apps.v1.Deployment.shop.r001');
+  });
+});
+
+describe('reconstruct preview --offline', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'preview-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const build = (n: string) => join(__dirname, `../fixtures/kinds/rolling-${n}.ts`);
+
+  it('exits as kubectl diff does: 0 for no change, 1 for changes, 2 for a resource the build refuses', () => {
+    const file = join(dir, 'fleet.yaml');
+    writeFileSync(
+      file,
+      [rolling('a', 'shop'), rolling('b', 'shop')].map((r) => JSON.stringify(r)).join('\n---\n'),
+    );
+    const run = (next: string, extra: string[] = []) =>
+      reconstruct([
+        'preview',
+        '--offline',
+        '--no-builtin-kinds',
+        '--from',
+        build('v1'),
+        '--kinds',
+        build(next),
+        ...extra,
+        file,
+      ]);
+    const same = run('v1');
+    expect(same.stderr).toBe('');
+    expect(same.stdout).toBe(
+      'previewed 2 resource(s) of Rolling: 2 unchanged, 0 changed, 0 would fail, 0 not previewed (errors)\n' +
+        'children: 0 created, 0 updated, 0 pruned, 0 replaced\n',
+    );
+    expect(same.status).toBe(0);
+
+    const changed = run('v2', ['-o', 'markdown']);
+    expect(changed.stdout).toContain('### reconstruct preview: Rolling');
+    expect(changed.stdout).toContain('| 2 | 0 | 2 | 0 | 0 |');
+    expect(changed.status).toBe(1);
+
+    writeFileSync(file, JSON.stringify(rolling('a', 'shop', { replicas: -1 })));
+    const refused = run('v2');
+    expect(refused.stderr).toContain('Rolling shop/a: would fail: InvalidSpec:');
+    expect(refused.status).toBe(2);
+  }, 60_000);
+
+  it('says what is missing in one line: --offline without --from', async () => {
+    const [out, err] = [capture(), capture()];
+    expect(await previewCommand(['--offline', '--kinds', build('v2'), 'x.yaml'], out, err)).toBe(2);
+    expect(err.text().split('\n')[0]).toBe(
+      'reconstruct preview: --offline needs --from OLD_MODULE, the build to compare with',
+    );
+    expect(out.text()).toBe('');
+  });
+});
