@@ -22,7 +22,11 @@ already in the cluster of the kubeconfig in effect, before it ships: every live 
 rendered by the new build with its live inputs, and each child the controller would then create, update,
 prune or replace is found as the controller decides it, by a server-side dry run (dryRun=All) under its
 field manager, so the API server's defaults and admission count. Nothing is written; a kind's external
-work is observed, never applied. Secret values are masked.
+work is observed, never applied. Secret values are masked. Each live object is also checked against the
+new build's CRD schema (every version it serves, CEL rules included) as the API server checks a create:
+one it refuses would fail (the API server keeps it, and refuses the next change of the field). Versions
+objects are still stored in that the new build no longer serves are an error; children that change while
+the build's revision stays the same, a warning.
 
 KIND names kinds of NEW_MODULE (default: all of them; without --kinds, the built-in kinds of this
 package: what upgrading the operator would do). A kind whose CRD the cluster does not serve is skipped
@@ -196,6 +200,9 @@ export async function previewCommand(
   for (const p of fleet.problems) {
     err.write(`reconstruct preview: ${p.definition.kind}: ${p.message}${named ? '' : ' (skipped)'}\n`);
   }
+  for (const p of fleet.warnings)
+    err.write(`reconstruct preview: warning: ${p.definition.kind}: ${p.message}\n`);
+  for (const p of fleet.blocking) err.write(`reconstruct preview: ${p.definition.kind}: ${p.message}\n`);
   const status = report(fleet.resources, format, what, io);
-  return named && fleet.problems.length > 0 ? 2 : status;
+  return (named && fleet.problems.length > 0) || fleet.blocking.length > 0 ? 2 : status;
 }

@@ -11,6 +11,7 @@ import { Limiter } from '../../controller/external/limiter';
 import { planChanges, type PlannedChange } from '../diff/dry-run';
 import { formatChange } from '../diff/command';
 import { readResources } from '../tree/walk';
+import { schemaRefusal, storedNotServed } from './schema';
 
 /** What the new build would do to one child of a resource. */
 export type ChildAction = 'create' | 'update' | 'prune' | 'replace';
@@ -65,7 +66,12 @@ export interface KindProblem {
 
 export interface FleetPreview {
   readonly resources: readonly ResourcePreview[];
+  /** Kinds whose resources could not be listed. */
   readonly problems: readonly KindProblem[];
+  /** What the new build's CRD cannot ship with: versions still stored that it no longer serves. */
+  readonly blocking: readonly KindProblem[];
+  /** What ships but should not go unnoticed: children that change while the build's revision stays. */
+  readonly warnings: readonly KindProblem[];
 }
 
 function actionOf(change: PlannedChange): ChildAction {
@@ -81,6 +87,8 @@ export async function previewResource(
   resource: CustomResource,
   fieldManager?: string,
 ): Promise<ResourcePreview> {
+  // The new schema first: the stored object as the API server would check it on create.
+  const refused = schemaRefusal(definition, resource);
   try {
     const plan = await planChanges(client, definition, resource, { live: true, fieldManager });
     const children: ChildPreview[] = [];
@@ -94,7 +102,11 @@ export async function previewResource(
       children,
       ...(plan.external?.change ? { external: plan.external.change } : {}),
       ...(plan.external?.error ? { error: `external: ${plan.external.error}` } : {}),
-      ...(plan.failure ? { failure: plan.failure } : {}),
+      ...(refused
+        ? { failure: { reason: 'SchemaRefused', message: refused } }
+        : plan.failure
+          ? { failure: plan.failure }
+          : {}),
     };
   } catch (err) {
     return { definition, resource, children: [], error: err instanceof Error ? err.message : String(err) };
@@ -112,9 +124,17 @@ export async function previewFleet(
   options: FleetOptions = {},
 ): Promise<FleetPreview> {
   const problems: KindProblem[] = [];
+  const blocking: KindProblem[] = [];
   const live: { definition: Kind; resource: CustomResource }[] = [];
   for (const definition of kinds) {
     try {
+      const unserved = await storedNotServed(client, definition);
+      if (unserved.length > 0) {
+        const message =
+          `objects are still stored as ${unserved.join(', ')}, which the new build no longer serves: ` +
+          `move them first (reconstruct migrate ${definition.plural}), or keep serving ${unserved.length === 1 ? 'it' : 'them'}`;
+        blocking.push({ definition, message });
+      }
       const resources = await readResources(client, definition, selection.namespace, undefined, {
         labelSelector: selection.labelSelector,
       });
@@ -139,5 +159,30 @@ export async function previewFleet(
       }),
     ),
   );
-  return { resources, problems };
+  return { resources, problems, blocking, warnings: revisionWarnings(kinds, resources) };
+}
+
+/**
+ * A kind whose new build changes the children of resources already at its revision: the controller moves
+ * them at once, not at a rollout's pace (docs/OPERATING.md, "Rolling out a new revision").
+ */
+function revisionWarnings(kinds: readonly Kind[], resources: readonly ResourcePreview[]): KindProblem[] {
+  const out: KindProblem[] = [];
+  for (const definition of kinds.filter((k) => k.revision !== undefined)) {
+    const same = resources.filter(
+      (r) =>
+        r.definition === definition &&
+        outcomeOf(r) === 'changed' &&
+        (r.resource.status as { lastAppliedRevision?: string } | undefined)?.lastAppliedRevision ===
+          definition.revision,
+    );
+    if (same.length === 0) continue;
+    out.push({
+      definition,
+      message:
+        `the children of ${same.length} resource(s) change while the build's revision stays ${definition.revision}: ` +
+        'give the build a new revision to roll it out at a pace',
+    });
+  }
+  return out;
 }

@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { synthCommand } from '../../cli/synth';
+import { capture } from '../support/capture';
 import { reconstruct } from '../support/node-ts';
 
 const ROOT = join(__dirname, '../..');
@@ -84,18 +86,22 @@ describe('reconstruct synth --kinds', () => {
   });
 
   it.each([
-    ['a missing module', 'nope.js', '--kinds nope.js: no such file'],
+    ['a missing module', 'nope.js', 'nope.js: no such file'],
     [
       'a module that exports no list of kinds',
       'empty.js',
       'export a list of kinds as the default export or as `kinds`',
     ],
     ['a list holding something else', 'wrong.js', 'item 0 of the list is not a kind made with defineKind'],
-  ])('refuses %s in one line, exit 2', (_what, module, message) => {
+  ])('refuses %s in one line, exit 2', async (_what, module, message) => {
+    // In-process: a JavaScript module loads with node's own require, as in a node of its own.
     writeFileSync(join(dir, 'empty.js'), 'module.exports = { hello: 1 };\n');
     writeFileSync(join(dir, 'wrong.js'), 'module.exports = { kinds: [{ kind: "X" }] };\n');
-    const { status, stderr } = cli(['synth', 'hello.yaml', '--kinds', module]);
-    expect(stderr.trim().split('\n')).toEqual([expect.stringContaining(message)]);
+    const [out, err] = [capture(), capture()];
+    const status = await synthCommand([join(dir, 'hello.yaml'), '--kinds', join(dir, module)], out, err);
+    expect(err.text().trim().split('\n')).toEqual([expect.stringContaining(message)]);
+    expect(err.text()).toMatch(/^reconstruct synth: --kinds /);
+    expect(out.text()).toBe('');
     expect(status).toBe(2);
   });
 

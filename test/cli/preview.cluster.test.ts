@@ -13,7 +13,7 @@ import { previewFleet } from '../../cli/preview/fleet';
 import { summarize } from '../../cli/preview/report';
 import { loadClient, type KubeClient } from '../../controller/kube/client';
 import type { KubeRequest } from '../../controller/kube/http';
-import { rolling } from '../fixtures/kinds/rolling';
+import { rolling, rollingKind } from '../fixtures/kinds/rolling';
 import { rollingV1 } from '../fixtures/kinds/rolling-v1';
 import { rollingV2 } from '../fixtures/kinds/rolling-v2';
 import { rollingV4 } from '../fixtures/kinds/rolling-v4-reselect';
@@ -33,6 +33,8 @@ const COUNT = 300;
 const CLI = join(__dirname, '../../dist/cli/main.js');
 const BUILD = (n: string) => join(__dirname, `../fixtures/kinds/rolling-${n}.ts`);
 const NAMES = Array.from({ length: COUNT }, (_, i) => `r${String(i).padStart(3, '0')}`);
+/** The resources of 3 replicas (the others have 1): those a schema of at most 2 refuses. */
+const BIG = ['r000', 'r060', 'r120', 'r180', 'r240'];
 
 let ns: string;
 /** Every request the in-process previews sent that was not a read. */
@@ -76,8 +78,15 @@ function versions(): string[] {
   ];
 }
 
-const preview = (kind: Kind) =>
-  previewFleet(recording(loadClient({})), [kind], { namespace: ns }, { concurrency: 8 });
+/** The fleet under `kind`, in-process; how long it took is printed (a figure, not a check). */
+async function preview(kind: Kind) {
+  const started = performance.now();
+  const fleet = await previewFleet(recording(loadClient({})), [kind], { namespace: ns }, { concurrency: 8 });
+  console.log(
+    `previewed ${fleet.resources.length} resources in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return fleet;
+}
 
 function cli(...args: string[]) {
   const run = spawnSync(process.execPath, [CLI, 'preview', '--no-builtin-kinds', '-n', ns, ...args], {
@@ -92,7 +101,9 @@ let before: string[];
 beforeAll(async () => {
   installCrds([rollingV1]);
   ns = createNamespace('preview');
-  applyYaml(NAMES.map((n) => JSON.stringify(rolling(n, ns))).join('\n---\n'));
+  applyYaml(
+    NAMES.map((n) => JSON.stringify(rolling(n, ns, { replicas: BIG.includes(n) ? 3 : 1 }))).join('\n---\n'),
+  );
   const controller = await startController([
     '--kinds',
     BUILD('v1'),
@@ -169,6 +180,27 @@ it('names each resource the API server would refuse under a build that changes a
   expect(run.code).toBe(2);
   expect(run.stderr).toContain(`Rolling ${ns}/r007: would fail: ApplyFailed: Deployment r007`);
   expect(run.stdout).toContain(`${COUNT - 30} unchanged, 0 changed, 30 would fail`);
+});
+
+it('names the stored objects a stricter schema refuses, and each field', async () => {
+  const strict = rollingKind({ revision: 'v1', env: { BUILD: 'v1' }, maxReplicas: 2 });
+  const { resources } = await preview(strict);
+  expect(summarize(resources).resources).toEqual({ unchanged: COUNT - 5, changed: 0, failed: 5, error: 0 });
+  const refused = resources.filter((r) => r.failure);
+  expect(refused.map((r) => r.resource.metadata.name)).toEqual(BIG);
+  expect(refused[0].failure).toEqual({
+    reason: 'SchemaRefused',
+    message: 'spec.replicas: Invalid value: 3: spec.replicas in body should be less than or equal to 2',
+  });
+});
+
+it("warns of children that change while the build's revision stays the same", async () => {
+  const same = rollingKind({ revision: 'v1', env: { BUILD: 'v1', EXTRA: 'on' } });
+  const { warnings, resources } = await preview(same);
+  expect(summarize(resources).resources.changed).toBe(COUNT);
+  expect(warnings.map((w) => w.message)).toEqual([
+    `the children of ${COUNT} resource(s) change while the build's revision stays v1: give the build a new revision to roll it out at a pace`,
+  ]);
 });
 
 it('writes nothing: every request that is not a read is a dry run, and no object changes', () => {

@@ -10,14 +10,34 @@ import { KindRegistry } from '../../index';
 import type { ResourcePreview } from '../../cli/preview/fleet';
 import { previewCommand } from '../../cli/preview/command';
 import { previewOffline } from '../../cli/preview/offline';
+import { schemaRefusal } from '../../cli/preview/schema';
 import { changedFields, formatSummary, summarize, toMarkdown } from '../../cli/preview/report';
 import type { SourceDocument } from '../../synth/read';
-import { rolling } from '../fixtures/kinds/rolling';
+import { rolling, rollingKind } from '../fixtures/kinds/rolling';
 import { rollingV1 } from '../fixtures/kinds/rolling-v1';
 import { rollingV2 } from '../fixtures/kinds/rolling-v2';
 import { rollingV4 } from '../fixtures/kinds/rolling-v4-reselect';
 import { capture } from '../support/capture';
 import { reconstruct } from '../support/node-ts';
+
+describe('schemaRefusal: the new schema against a stored object', () => {
+  const strict = rollingKind({ revision: 'v1', env: {}, maxReplicas: 2 });
+  const stored = (replicas: number) => ({
+    ...rolling('r1', 'shop', { replicas }),
+    metadata: { name: 'r1', namespace: 'shop', uid: 'u1', resourceVersion: '9', managedFields: [] },
+    status: { lastAppliedRevision: 'v1' },
+  });
+
+  it('words each refusal as the API server does, on the field', () => {
+    expect(schemaRefusal(strict, stored(3))).toBe(
+      'spec.replicas: Invalid value: 3: spec.replicas in body should be less than or equal to 2',
+    );
+  });
+
+  it("admits what the schema allows, the API server's own metadata and the status aside", () => {
+    expect(schemaRefusal(strict, stored(2))).toBeUndefined();
+  });
+});
 
 describe('changedFields', () => {
   it('names the leaves that differ, a list element as [*], a list of another length whole', () => {
