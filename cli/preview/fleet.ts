@@ -74,7 +74,8 @@ export interface FleetPreview {
   readonly warnings: readonly KindProblem[];
 }
 
-function actionOf(change: PlannedChange): ChildAction {
+/** What a planned change does to a child: a delete of one the build still wants is a replace, not a prune. */
+export function actionOf(change: PlannedChange): ChildAction {
   if (change.replaced) return 'replace';
   if (change.after === undefined) return 'prune';
   return change.before === undefined ? 'create' : 'update';
@@ -166,7 +167,10 @@ export async function previewFleet(
  * A kind whose new build changes the children of resources already at its revision: the controller moves
  * them at once, not at a rollout's pace (docs/OPERATING.md, "Rolling out a new revision").
  */
-function revisionWarnings(kinds: readonly Kind[], resources: readonly ResourcePreview[]): KindProblem[] {
+export function revisionWarnings(
+  kinds: readonly Kind[],
+  resources: readonly ResourcePreview[],
+): KindProblem[] {
   const out: KindProblem[] = [];
   for (const definition of kinds.filter((k) => k.revision !== undefined)) {
     const same = resources.filter(

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KindRegistry } from '../../index';
-import type { ResourcePreview } from '../../cli/preview/fleet';
+import { actionOf, revisionWarnings, type ResourcePreview } from '../../cli/preview/fleet';
 import { previewCommand } from '../../cli/preview/command';
 import { previewOffline } from '../../cli/preview/offline';
 import { schemaRefusal } from '../../cli/preview/schema';
@@ -36,6 +36,36 @@ describe('schemaRefusal: the new schema against a stored object', () => {
 
   it("admits what the schema allows, the API server's own metadata and the status aside", () => {
     expect(schemaRefusal(strict, stored(2))).toBeUndefined();
+  });
+});
+
+describe('what a preview makes of a plan', () => {
+  const type = { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true };
+  const obj = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' } };
+
+  it('classes each child change: created, updated, pruned, or replaced (deleted to be made again)', () => {
+    const change = { type, namespace: 'shop', name: 'web' };
+    expect(actionOf({ ...change, after: obj })).toBe('create');
+    expect(actionOf({ ...change, before: obj, after: obj })).toBe('update');
+    expect(actionOf({ ...change, before: obj })).toBe('prune');
+    expect(actionOf({ ...change, before: obj, replaced: true })).toBe('replace');
+  });
+
+  it("warns only of a kind whose changed resources are already at the build's revision", () => {
+    const v2 = rollingKind({ revision: 'v2', env: {} });
+    const at = (name: string, revision: string, changed: boolean): ResourcePreview => ({
+      definition: v2,
+      resource: { ...rolling(name, 'shop'), status: { lastAppliedRevision: revision } },
+      children: changed
+        ? [{ action: 'update', change: { type, name, before: obj, after: obj }, diff: '...' }]
+        : [],
+    });
+    const resources = [at('a', 'v2', true), at('b', 'v1', true), at('c', 'v2', false), at('d', 'v2', true)];
+    expect(revisionWarnings([v2], resources).map((w) => w.message)).toEqual([
+      "the children of 2 resource(s) change while the build's revision stays v2: give the build a new revision to roll it out at a pace",
+    ]);
+    expect(revisionWarnings([v2], [at('b', 'v1', true)])).toEqual([]);
+    expect(revisionWarnings([rollingKind({ revision: 'v1', env: {} })], resources)).toEqual([]);
   });
 });
 
