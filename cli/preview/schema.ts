@@ -6,7 +6,7 @@
 import type { CustomResource, Kind } from '../../constructs/kit';
 import { validateResource } from '../../constructs/kit/validate';
 import type { KubeClient } from '../../controller/kube/client';
-import { isNotFound } from '../../controller/kube/errors';
+import { isForbidden, isNotFound } from '../../controller/kube/errors';
 
 /** The object as a user would apply it again: no status, none of the API server's own metadata. */
 function asApplied(resource: CustomResource): CustomResource {
@@ -52,7 +52,7 @@ export function schemaRefusal(definition: Kind, resource: CustomResource): strin
 /**
  * The versions the cluster's CRD of `definition` says objects are stored in (`status.storedVersions`) that
  * the new build does not serve: objects the API server could no longer read once it is installed. None
- * when the CRD is not installed.
+ * when the CRD is not installed or may not be read.
  */
 export async function storedNotServed(client: KubeClient, definition: Kind): Promise<string[]> {
   let crd: { status?: { storedVersions?: string[] } };
@@ -62,7 +62,8 @@ export async function storedNotServed(client: KubeClient, definition: Kind): Pro
       path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${definition.crd.metadata.name}`,
     });
   } catch (err) {
-    if (isNotFound(err)) return [];
+    // Not installed, or not ours to read (a previewer may not get CRDs): nothing known, not a failure.
+    if (isNotFound(err) || isForbidden(err)) return [];
     throw err;
   }
   const served = new Set(definition.versions.filter((v) => v.served).map((v) => v.name));
