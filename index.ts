@@ -21,6 +21,7 @@ export {
   type ControllerDeploymentProps,
 } from './controller/install/controller-deployment';
 export { MetricsAccess, type MetricsAccessProps } from './controller/install/metrics-access';
+export { PreviewerAccess, type PreviewerAccessProps } from './controller/install/previewer-access';
 export type { ControllerSettings } from './controller/runtime/run';
 export type { Problem } from './synth/problem';
 export { renderResources, type PassedThrough, type RenderResult, type Rendered } from './synth/render';

@@ -5,7 +5,8 @@ import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 import { isDns1123Label } from '../constructs/kit/names';
 
 const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--namespaces A,B] [--image IMAGE]
-                         [--replicas N] [--sharding] [--service-monitor] [--cert-manager] [--kinds MODULE]
+                         [--replicas N] [--sharding] [--service-monitor] [--cert-manager] [--previewer]
+                         [--kinds MODULE]
 
 Renders everything to run the operator in a cluster: the CRDs of its kinds, a Namespace, a
 ServiceAccount, a ClusterRole granting exactly what the kinds need, a Role for the leader-election
@@ -31,6 +32,10 @@ Options:
   --service-monitor   also a ServiceMonitor for the Prometheus Operator (its CRD must be installed)
   --cert-manager      the conversion webhook's certificate from cert-manager (installed): an Issuer,
                       a Certificate, the CRDs' caBundle injected; kinds with several versions only
+  --previewer         also who may run \`reconstruct preview\` and write nothing: a ServiceAccount
+                      reconstruct-previewer with the controller's rules on the kinds (a dry run is
+                      authorized as its write) and a ValidatingAdmissionPolicy that refuses its every
+                      write that is not a dry run (docs/RBAC.md, "The previewer")
 ${KINDS_HELP}
 `;
 
@@ -44,6 +49,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
     'service-monitor': { type: 'boolean' },
     'cert-manager': { type: 'boolean' },
     sharding: { type: 'boolean' },
+    previewer: { type: 'boolean' },
   });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
@@ -80,6 +86,7 @@ export async function installCommand(argv: string[], version: string): Promise<n
       serviceMonitor: values['service-monitor'] === true,
       certManager: values['cert-manager'] === true,
       sharding: values.sharding === true,
+      previewer: values.previewer === true,
       version,
     }),
   );

@@ -16,7 +16,7 @@
  */
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { CONFIG_MAP, CUSTOM_RESOURCE_DEFINITION, NAMESPACE, type KubeObject } from '../../constructs/kit';
+import { CONFIG_MAP, NAMESPACE, type KubeObject } from '../../constructs/kit';
 import { loadClient, type KubeClient } from '../../controller/kube/client';
 import { resourcePath } from '../../controller/kube/paths';
 import { applyRequest } from '../../controller/kube/writer';
@@ -24,7 +24,7 @@ import { Informer } from '../../controller/runtime/informer';
 import { ControllerProcess, removeControllerLogs } from '../controller/controller-process';
 import type { Snapshot } from '../controller/metrics';
 import { guard, run } from '../controller/guard';
-import { reconstructUnderTest } from '../controller/reconstruct';
+import { installKind, startWithKinds } from '../controller/kind-setup';
 import { int } from '../controller/settings';
 import { log, now, pool, quantile, until } from '../controller/support';
 import { themedKind } from './kind';
@@ -132,37 +132,12 @@ async function main(): Promise<number> {
       .catch(() => {});
   });
 
-  const crdPath = resourcePath(CUSTOM_RESOURCE_DEFINITION, undefined, themedKind.crd.metadata.name);
-  await apply(crdPath, themedKind.crd);
-  const established = await until(async () => {
-    const crd = await client.request<{ status?: { conditions?: { type: string; status: string }[] } }>({
-      method: 'GET',
-      path: crdPath,
-    });
-    return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-  }, 60_000);
-  if (!established) throw new Error('the Themed CRD was not established within a minute');
-  await apply(resourcePath(NAMESPACE, undefined, namespace), {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: namespace },
-  });
+  await installKind(client, themedKind, namespace, MANAGER);
 
   const pages = new Pages(client, namespace);
   pages.informer.start();
   await pages.informer.waitForSync();
-  const target = reconstructUnderTest();
-  const controller = (running.controller = await ControllerProcess.start(
-    {
-      ...target,
-      name: 'reconstruct with Themed',
-      async launch(options) {
-        const launch = await target.launch(options);
-        return { ...launch, args: [...launch.args, '--no-builtin-kinds', '--kinds', KINDS] };
-      },
-    },
-    { namespace, workers: 4, resyncSeconds: 86_400 },
-  ));
+  const controller = (running.controller = await startWithKinds(KINDS, 'Themed', namespace));
 
   const settings = (i: number, theme: string) =>
     apply(resourcePath(CONFIG_MAP, namespace, `s-${i}`), {

@@ -57,8 +57,9 @@ export function comparable(obj: KubeObject | undefined): unknown {
   delete annotations[LAST_APPLIED];
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   else delete metadata.annotations;
-  const copy: Record<string, unknown> = { ...obj, metadata };
-  delete copy.status;
+  // apiVersion, kind and metadata first, as the API server lists objects (a dry run answers kind first).
+  const copy: Record<string, unknown> = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
+  for (const [key, value] of Object.entries(obj)) if (!(key in copy) && key !== 'status') copy[key] = value;
   return copy;
 }
 
@@ -88,15 +89,22 @@ function fileName(change: PlannedChange): string {
   return [group, version, change.type.kind, change.namespace, change.name].filter(Boolean).join('.');
 }
 
-/** The unified diff of one change, or '' when the object would not change. */
-export function formatChange(change: PlannedChange): string {
+/**
+ * The unified diff of one change, or '' when the object would not change; its sides named as `kubectl
+ * diff` names them (live, merged) unless told (an offline preview compares an old build with a new one).
+ */
+export function formatChange(
+  change: PlannedChange,
+  sides: readonly [string, string] = ['live', 'merged'],
+): string {
   const [before, after] = masked(comparable(change.before), comparable(change.after));
   const from = before === undefined ? '' : toYaml(before);
   const to = after === undefined ? '' : toYaml(after);
   if (from === to) return '';
   const name = fileName(change);
-  const patch = createTwoFilesPatch(`live/${name}`, `merged/${name}`, from, to, '', '', { context: 3 });
-  return `diff -u -N live/${name} merged/${name}\n${patch.replace(/^=+\n/, '')}`;
+  const [a, b] = [`${sides[0]}/${name}`, `${sides[1]}/${name}`];
+  const patch = createTwoFilesPatch(a, b, from, to, '', '', { context: 3 });
+  return `diff -u -N ${a} ${b}\n${patch.replace(/^=+\n/, '')}`;
 }
 
 export async function diffCommand(

@@ -187,7 +187,18 @@ class Snapshot implements ClusterView {
   }
 }
 
-async function listObjects(
+/**
+ * Lists the objects of a type in a namespace a label selector matches: a resource's children (its ApplySet's
+ * label) and the objects its kind watches.
+ */
+export type Lister = (
+  type: ApiKind,
+  namespace: string | undefined,
+  labelSelector?: string,
+) => Promise<KubeObject[]>;
+
+/** One LIST, the objects given apiVersion and kind as a single GET gives them. */
+export async function listObjects(
   client: KubeClient,
   type: ApiKind,
   namespace: string | undefined,
@@ -247,6 +258,8 @@ export async function planChanges(
     userFieldManager?: string;
     /** `resource` is the live object as read from the cluster: it is not applied, its children are planned. */
     live?: boolean;
+    /** How the children and the watched objects are listed (default: a LIST each, for this resource). */
+    list?: Lister;
   } = {},
 ): Promise<Plan> {
   const fieldManager = options.fieldManager ?? MANAGER;
@@ -257,6 +270,7 @@ export async function planChanges(
   const reader = new KubeWriter(client, fieldManager);
   const readObject = (type: ApiKind, ns: string | undefined, n: string) =>
     reader.read<KubeObject>(type, type.namespaced ? ns : undefined, n);
+  const list: Lister = options.list ?? ((type, ns, selector) => listObjects(client, type, ns, selector));
 
   // The resource as `kubectl apply --server-side` would store it: the API server's defaults, a new
   // generation for a spec change, the live status and uid (a new one gets a uid of its own for the run).
@@ -275,7 +289,7 @@ export async function planChanges(
   const partOf = applySetId(live);
   const uid = live.metadata.uid ?? '';
   for (const type of definition.children.filter((t) => !isWriteOnly(t))) {
-    snapshot.put(type, await listObjects(client, type, namespace, `${LABEL_PART_OF}=${partOf}`), true);
+    snapshot.put(type, await list(type, namespace, `${LABEL_PART_OF}=${partOf}`), true);
   }
   // A desired name taken by an object that is not ours: the reconciler reads it and reports it.
   const desired = new Set<string>();
@@ -288,7 +302,7 @@ export async function planChanges(
     if (await readObject(type, ns, child.metadata.name)) snapshot.putForeign(type, ns, child.metadata.name);
   }
   for (const watch of definition.watches) {
-    snapshot.put(watch.type, await listObjects(client, watch.type, namespace, watch.labelSelector));
+    snapshot.put(watch.type, await list(watch.type, namespace, watch.labelSelector));
   }
 
   const log = createLogger({ write: () => {}, level: 'error' });

@@ -28,6 +28,10 @@ one it refuses would fail (the API server keeps it, and refuses the next change 
 objects are still stored in that the new build no longer serves are an error; children that change while
 the build's revision stays the same, a warning.
 
+It needs to read the kinds and their children and the rights of the writes it dry-runs (the API server
+authorizes a dry run as its write): \`reconstruct install --previewer\` renders an identity that has them
+and may only dry-run (docs/RBAC.md, "The previewer").
+
 KIND names kinds of NEW_MODULE (default: all of them; without --kinds, the built-in kinds of this
 package: what upgrading the operator would do). A kind whose CRD the cluster does not serve is skipped
 with a note, or an error when named.

@@ -8,9 +8,10 @@ import type { CustomResource, Kind } from '../../constructs/kit';
 import type { KubeClient } from '../../controller/kube/client';
 import { isNotFound } from '../../controller/kube/errors';
 import { Limiter } from '../../controller/external/limiter';
-import { planChanges, type PlannedChange } from '../diff/dry-run';
+import { planChanges, type Lister, type PlannedChange } from '../diff/dry-run';
 import { formatChange } from '../diff/command';
 import { readResources } from '../tree/walk';
+import { fleetLister } from './lister';
 import { schemaRefusal, storedNotServed } from './schema';
 
 /** What the new build would do to one child of a resource. */
@@ -87,11 +88,12 @@ export async function previewResource(
   definition: Kind,
   resource: CustomResource,
   fieldManager?: string,
+  list?: Lister,
 ): Promise<ResourcePreview> {
   // The new schema first: the stored object as the API server would check it on create.
   const refused = schemaRefusal(definition, resource);
   try {
-    const plan = await planChanges(client, definition, resource, { live: true, fieldManager });
+    const plan = await planChanges(client, definition, resource, { live: true, fieldManager, list });
     const children: ChildPreview[] = [];
     for (const change of plan.changes) {
       const diff = formatChange(change);
@@ -150,11 +152,12 @@ export async function previewFleet(
     }
   }
   const limiter = new Limiter(Math.max(1, options.concurrency ?? 8), undefined);
+  const list = fleetLister(client);
   let done = 0;
   const resources = await Promise.all(
     live.map(({ definition, resource }) =>
       limiter.run(async () => {
-        const preview = await previewResource(client, definition, resource, options.fieldManager);
+        const preview = await previewResource(client, definition, resource, options.fieldManager, list);
         options.progress?.(++done, live.length);
         return preview;
       }),

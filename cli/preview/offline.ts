@@ -12,6 +12,9 @@ import { formatChange } from '../diff/command';
 import type { PlannedChange } from '../diff/dry-run';
 import type { ChildPreview, ResourcePreview } from './fleet';
 
+/** The two sides of a diff: what the old build renders, and the new one. */
+const SIDES = ['old', 'new'] as const;
+
 const keyOf = (m: Manifest) => `${m.apiVersion}/${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`;
 
 function change(before: Manifest | undefined, after: Manifest | undefined): PlannedChange {
@@ -37,13 +40,13 @@ function compareChildren(old: Rendered, next: Rendered): ChildPreview[] {
   const out: ChildPreview[] = [];
   for (const [key, child] of after) {
     const c = change(before.get(key), child);
-    const diff = formatChange(c);
+    const diff = formatChange(c, SIDES);
     if (diff !== '') out.push({ action: before.has(key) ? 'update' : 'create', change: c, diff });
   }
   for (const [key, child] of before) {
     if (after.has(key)) continue;
     const c = change(child, undefined);
-    out.push({ action: 'prune', change: c, diff: formatChange(c) });
+    out.push({ action: 'prune', change: c, diff: formatChange(c, SIDES) });
   }
   return out;
 }

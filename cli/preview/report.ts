@@ -129,6 +129,12 @@ export function toJson(resources: readonly ResourcePreview[], summary: Summary):
 /** How many resources' diffs a markdown report shows in full (the summary counts them all). */
 const MARKDOWN_DIFFS = 20;
 
+/**
+ * The characters a markdown report stays within: a pull request's comment holds at most 65,536, and the
+ * diffs are what gives way (the summary and the failures are always there).
+ */
+export const MARKDOWN_LIMIT = 60_000;
+
 /** The preview as a pull request's comment: the summary as tables, each changed resource's diff folded. */
 export function toMarkdown(resources: readonly ResourcePreview[], summary: Summary, kinds: string): string {
   const { resources: r, children: c } = summary;
@@ -150,8 +156,11 @@ export function toMarkdown(resources: readonly ResourcePreview[], summary: Summa
   const troubles = resources.map(formatTrouble).filter((t) => t !== '');
   if (troubles.length > 0) out.push('', ...troubles.map((t) => `- ${t.trimEnd()}`));
   const changed = resources.filter((p) => p.children.length > 0 || p.external);
+  // What the closing line may take, kept free while the diffs are added.
+  let size = out.join('\n').length + 200;
+  let shown = 0;
   for (const p of changed.slice(0, MARKDOWN_DIFFS)) {
-    out.push(
+    const folded = [
       '',
       `<details><summary>${labelOf(p)}</summary>`,
       '',
@@ -160,12 +169,17 @@ export function toMarkdown(resources: readonly ResourcePreview[], summary: Summa
       '```',
       '',
       '</details>',
-    );
+    ];
+    const length = folded.join('\n').length + 1;
+    if (size + length > MARKDOWN_LIMIT) break;
+    out.push(...folded);
+    size += length;
+    shown++;
   }
-  if (changed.length > MARKDOWN_DIFFS) {
+  if (changed.length > shown) {
     out.push(
       '',
-      `... and ${changed.length - MARKDOWN_DIFFS} more changed resource(s): run \`reconstruct preview\` for every diff.`,
+      `... and ${changed.length - shown} more changed resource(s): run \`reconstruct preview\` for every diff.`,
     );
   }
   return `${out.join('\n')}\n`;

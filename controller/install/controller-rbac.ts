@@ -2,7 +2,8 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { Kind } from '../../constructs/kit';
 import { WEBHOOK_CA_SECRET } from '../kube/certificates';
-import { clusterRules, eventRules, leaseRules, scopedRules, type PolicyRule } from './permissions';
+import { kindRoles, rbacObject, roleRef } from './kind-roles';
+import { leaseRules } from './permissions';
 
 export interface ControllerRbacProps {
   /** The kinds the controller runs: what it may do is derived from them (permissions.ts). */
@@ -63,57 +64,28 @@ export class ControllerRbac extends Construct {
       metadata: { name, namespace, labels },
     });
     const subjects = [{ kind: 'ServiceAccount', name, namespace }];
-    const rbac = (id: string, kind: string, metadata: object, body: object) =>
-      new ApiObject(this, id, { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata, ...body });
-    const roleRef = (kind: 'ClusterRole' | 'Role', roleName = name) => ({
-      apiGroup: 'rbac.authorization.k8s.io',
-      kind,
-      name: roleName,
-    });
-
-    const namespaces = [...new Set(props.namespaces ?? [])];
     const own = props.ownWebhookCertificates ?? true;
-    const scoped = namespaces.length === 0 ? undefined : scopedRules(props.kinds);
-    // Without its own certificates, the webhook patches no CRD: those named grants go.
-    const crdPatch = (r: PolicyRule) =>
-      !own && r.resources[0] === 'customresourcedefinitions' && !!r.resourceNames;
-    const clusterWide = (scoped ? scoped.cluster : clusterRules(props.kinds)).filter((r) => !crdPatch(r));
-    if (clusterWide.length > 0) {
-      this.clusterRole = rbac('cluster-role', 'ClusterRole', { name, labels }, { rules: clusterWide });
-      this.clusterRoleBinding = rbac(
-        'cluster-role-binding',
-        'ClusterRoleBinding',
-        { name, labels },
-        { roleRef: roleRef('ClusterRole'), subjects },
-      );
-    }
-
-    const roles: ApiObject[] = [];
-    const roleBindings: ApiObject[] = [];
-    const role = (ns: string, rules: PolicyRule[]) => {
-      const metadata = { name, namespace: ns, labels };
-      roles.push(rbac(`role-${ns}`, 'Role', metadata, { rules }));
-      roleBindings.push(
-        rbac(`role-binding-${ns}`, 'RoleBinding', metadata, { roleRef: roleRef('Role'), subjects }),
-      );
-    };
-    if (scoped) {
-      for (const ns of namespaces) role(ns, scoped.namespaced);
-      // Events about cluster-scoped resources go to one namespace of their own.
-      if (scoped.eventNamespace && !namespaces.includes(scoped.eventNamespace)) {
-        role(scoped.eventNamespace, eventRules());
-      }
-    }
-    this.roles = roles;
-    this.roleBindings = roleBindings;
+    const granted = kindRoles(this, {
+      kinds: props.kinds,
+      name,
+      subjects,
+      namespaces: props.namespaces ?? [],
+      labels,
+      // Without its own certificates, the webhook patches no CRD: those named grants go.
+      omit: (r) => !own && r.resources[0] === 'customresourcedefinitions' && !!r.resourceNames,
+    });
+    this.clusterRole = granted.clusterRole;
+    this.clusterRoleBinding = granted.clusterRoleBinding;
+    this.roles = granted.roles;
+    this.roleBindings = granted.roleBindings;
 
     const leaseRoleName = `${name}-leader-election`;
     const leaseMetadata = { name: leaseRoleName, namespace, labels };
     const converts = props.kinds.some((k) => k.versions.length > 1);
-    this.leaseRole = rbac('lease-role', 'Role', leaseMetadata, {
+    this.leaseRole = rbacObject(this, 'lease-role', 'Role', leaseMetadata, {
       rules: leaseRules(converts && own ? WEBHOOK_CA_SECRET : undefined, props.sharding ?? false),
     });
-    this.leaseRoleBinding = rbac('lease-role-binding', 'RoleBinding', leaseMetadata, {
+    this.leaseRoleBinding = rbacObject(this, 'lease-role-binding', 'RoleBinding', leaseMetadata, {
       roleRef: roleRef('Role', leaseRoleName),
       subjects,
     });

@@ -5,6 +5,7 @@ import { ConversionWebhookAccess } from './conversion-webhook-access';
 import { ControllerDeployment } from './controller-deployment';
 import { ControllerRbac } from './controller-rbac';
 import { MetricsAccess } from './metrics-access';
+import { PreviewerAccess } from './previewer-access';
 
 export interface InstallProps {
   /** The kinds the operator runs: their CRDs are installed and the ClusterRole grants what they need. */
@@ -63,6 +64,13 @@ export interface InstallProps {
    * @default false - one leader reconciles everything, the others wait with their caches warm
    */
   readonly sharding?: boolean;
+  /**
+   * Also who may run `reconstruct preview` against the cluster and write nothing: a
+   * `reconstruct-previewer` ServiceAccount with the controller's rules on the kinds and a
+   * ValidatingAdmissionPolicy that refuses its every write that is not a dry run (PreviewerAccess).
+   * @default false
+   */
+  readonly previewer?: boolean;
 }
 
 /** The name of the ServiceAccount, roles, bindings and Deployment. */
@@ -115,6 +123,8 @@ export class OperatorInstall extends Construct {
    * always left to serve conversions and to take the lease over (an unhealthy pod may still be evicted).
    */
   readonly disruptionBudget?: ApiObject;
+  /** With `previewer`. */
+  readonly previewer?: PreviewerAccess;
 
   constructor(scope: Construct, id: string, props: InstallProps) {
     super(scope, id);
@@ -173,6 +183,13 @@ export class OperatorInstall extends Construct {
           selector: { matchLabels: this.controller.labels },
           unhealthyPodEvictionPolicy: 'AlwaysAllow',
         },
+      });
+    if (props.previewer)
+      this.previewer = new PreviewerAccess(this, 'previewer', {
+        kinds: props.kinds,
+        namespace,
+        namespaces: props.namespaces,
+        labels: { ...LABELS, 'app.kubernetes.io/component': 'previewer' },
       });
     if (converts)
       this.conversionWebhook = new ConversionWebhookAccess(this, 'webhook', {

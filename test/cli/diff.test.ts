@@ -55,6 +55,19 @@ describe('formatChange', () => {
     ).toBe('');
   });
 
+  it('prints nothing for the same object in another order of its fields (a dry run answers kind first)', () => {
+    const { kind, apiVersion, ...rest } = deployment(1);
+    const answered = { kind, spec: rest.spec, apiVersion, metadata: rest.metadata };
+    const change = { type: { ...DEPLOYMENT }, namespace: 'shop', name: 'web' };
+    expect(formatChange({ ...change, before: deployment(1), after: answered })).toBe('');
+    const added = formatChange({ ...change, after: answered });
+    expect(added.split('\n').slice(4, 7)).toEqual([
+      '+apiVersion: apps/v1',
+      '+kind: Deployment',
+      '+metadata:',
+    ]);
+  });
+
   it('prints a new object as all added and a pruned one as all removed', () => {
     const added = formatChange({
       type: { ...DEPLOYMENT },

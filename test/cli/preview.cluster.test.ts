@@ -7,8 +7,11 @@
  * read is a dry run, and no object's resourceVersion moves.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { App, Chart } from 'cdk8s';
 import type { Kind } from '../../index';
+import { PreviewerAccess } from '../../controller/install/previewer-access';
 import { previewFleet } from '../../cli/preview/fleet';
 import { summarize } from '../../cli/preview/report';
 import { loadClient, type KubeClient } from '../../controller/kube/client';
@@ -17,6 +20,7 @@ import { rolling, rollingKind } from '../fixtures/kinds/rolling';
 import { rollingV1 } from '../fixtures/kinds/rolling-v1';
 import { rollingV2 } from '../fixtures/kinds/rolling-v2';
 import { rollingV4 } from '../fixtures/kinds/rolling-v4-reselect';
+import { rollingV5 } from '../fixtures/kinds/rolling-v5-strict';
 import { startController } from '../support/controller';
 import {
   applyYaml,
@@ -24,17 +28,38 @@ import {
   deleteNamespace,
   getJson,
   installCrds,
+  kubectl,
   waitFor,
 } from '../support/kubectl';
+import { tokenKubeconfig } from '../support/controller-role';
 
 jest.setTimeout(420_000);
 
 const COUNT = 300;
+/** The previewer's ServiceAccount, roles and policy (of this run: they are cluster-wide). */
+const PREVIEWER = `previewer-${process.pid}`;
 const CLI = join(__dirname, '../../dist/cli/main.js');
 const BUILD = (n: string) => join(__dirname, `../fixtures/kinds/rolling-${n}.ts`);
 const NAMES = Array.from({ length: COUNT }, (_, i) => `r${String(i).padStart(3, '0')}`);
 /** The resources of 3 replicas (the others have 1): those a schema of at most 2 refuses. */
 const BIG = ['r000', 'r060', 'r120', 'r180', 'r240'];
+
+/** The doc that shows the markdown of the changed-field build: its words, then the comment from a marker on. */
+const COMMENT_DOC = join(__dirname, '../../docs/PREVIEW-COMMENT.md');
+const MARKER =
+  '<!-- the comment: test/cli/preview.cluster.test.ts writes it with RECONSTRUCT_WRITE_DOCS=1 -->\n';
+function commentDoc(): { head: string; comment: string } {
+  const text = readFileSync(COMMENT_DOC, 'utf8');
+  const at = text.indexOf(MARKER);
+  if (at < 0) throw new Error(`${COMMENT_DOC}: no line "${MARKER.trim()}" before the comment`);
+  return { head: text.slice(0, at + MARKER.length), comment: text.slice(at + MARKER.length) };
+}
+
+/** The values that change with the namespace's name: the ApplySet's id and the applied hash. */
+const unhashed = (text: string) =>
+  text
+    .replace(/applyset-[\w-]{43}-v1/g, 'applyset-<id>-v1')
+    .replace(/(reconstruct\.dev\/applied-hash: )[0-9a-f]+/g, '$1<hash>');
 
 let ns: string;
 /** Every request the in-process previews sent that was not a read. */
@@ -131,6 +156,16 @@ beforeAll(async () => {
   before = versions();
 });
 afterAll(() => {
+  kubectl(
+    [
+      'delete',
+      'clusterrole,clusterrolebinding,validatingadmissionpolicy,validatingadmissionpolicybinding',
+      PREVIEWER,
+      `${PREVIEWER}-dry-run-only`,
+      '--ignore-not-found',
+    ],
+    { allowFail: true },
+  );
   if (ns) deleteNamespace(ns);
 });
 
@@ -164,6 +199,13 @@ it("shows every Deployment's new environment under the build that changes it", a
   const json = JSON.parse(run.stdout) as { summary: typeof summary; resources: { name: string }[] };
   expect(json.summary).toEqual(summary);
   expect(json.resources).toHaveLength(COUNT);
+
+  // The pull request's comment, as docs/PREVIEW-COMMENT.md shows it (the namespace there is demo).
+  const markdown = cli('--kinds', BUILD('v2'), '-o', 'markdown');
+  expect(markdown.code).toBe(1);
+  const shown = markdown.stdout.replaceAll(ns, 'demo');
+  if (process.env.RECONSTRUCT_WRITE_DOCS) writeFileSync(COMMENT_DOC, `${commentDoc().head}${shown}`);
+  expect(unhashed(shown)).toBe(unhashed(commentDoc().comment));
 });
 
 it('names each resource the API server would refuse under a build that changes an immutable field', async () => {
@@ -183,8 +225,7 @@ it('names each resource the API server would refuse under a build that changes a
 });
 
 it('names the stored objects a stricter schema refuses, and each field', async () => {
-  const strict = rollingKind({ revision: 'v1', env: { BUILD: 'v1' }, maxReplicas: 2 });
-  const { resources } = await preview(strict);
+  const { resources } = await preview(rollingV5);
   expect(summarize(resources).resources).toEqual({ unchanged: COUNT - 5, changed: 0, failed: 5, error: 0 });
   const refused = resources.filter((r) => r.failure);
   expect(refused.map((r) => r.resource.metadata.name)).toEqual(BIG);
@@ -192,6 +233,13 @@ it('names the stored objects a stricter schema refuses, and each field', async (
     reason: 'SchemaRefused',
     message: 'spec.replicas: Invalid value: 3: spec.replicas in body should be less than or equal to 2',
   });
+
+  const run = cli('--kinds', BUILD('v5-strict'));
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(
+    `Rolling ${ns}/r060: would fail: SchemaRefused: spec.replicas: Invalid value: 3: spec.replicas in body`,
+  );
+  expect(run.stdout).toContain(`${COUNT - 5} unchanged, 0 changed, 5 would fail`);
 });
 
 it("warns of children that change while the build's revision stays the same", async () => {
@@ -201,6 +249,52 @@ it("warns of children that change while the build's revision stays the same", as
   expect(warnings.map((w) => w.message)).toEqual([
     `the children of ${COUNT} resource(s) change while the build's revision stays v1: give the build a new revision to roll it out at a pace`,
   ]);
+});
+
+it("previews as the install's previewer, who may dry-run and write nothing", async () => {
+  const chart = new Chart(new App(), 'previewer', { disableResourceNameHashes: true });
+  const access = new PreviewerAccess(chart, 'access', { kinds: [rollingV1], namespace: ns, name: PREVIEWER });
+  kubectl(['apply', '--server-side', '--field-manager=reconstruct-tests', '-f', '-'], {
+    input: chart
+      .toJson()
+      .map((o) => JSON.stringify(o))
+      .join('\n---\n'),
+  });
+  const kubeconfig = tokenKubeconfig(PREVIEWER, ns);
+  // A write that is not a dry run is refused by the policy once the API server has it (RBAC allows it).
+  const create = (...extra: string[]) =>
+    kubectl(['create', '--kubeconfig', kubeconfig, '-f', '-', '-o', 'name', ...extra], {
+      input: JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'probe', namespace: ns },
+        spec: {
+          selector: { matchLabels: { app: 'probe' } },
+          template: {
+            metadata: { labels: { app: 'probe' } },
+            spec: { containers: [{ name: 'app', image: 'registry.example.com/app:1' }] },
+          },
+        },
+      }),
+      allowFail: true,
+    });
+  const refused = await waitFor(
+    () => {
+      const run = create();
+      if (run.code === 0) kubectl(['delete', 'deployment', 'probe', '-n', ns]);
+      return run.code !== 0 && run.stderr.includes('only previews') ? run.stderr : undefined;
+    },
+    { what: 'the dry-run-only policy in effect', timeoutMs: 30_000 },
+  );
+  expect(refused).toContain(`${access.username} only previews: it may write with dryRun=All, nothing else`);
+  expect(create('--dry-run=server').code).toBe(0);
+
+  const run = cli('--kinds', BUILD('v2'), '--kubeconfig', kubeconfig);
+  expect(run.stderr).toBe('');
+  expect(run.stdout).toContain(
+    `previewed ${COUNT} resource(s) of Rolling: 0 unchanged, ${COUNT} changed, 0 would fail`,
+  );
+  expect(run.code).toBe(1);
 });
 
 it('writes nothing: every request that is not a read is a dry run, and no object changes', () => {

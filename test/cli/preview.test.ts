@@ -10,8 +10,17 @@ import { KindRegistry } from '../../index';
 import { actionOf, revisionWarnings, type ResourcePreview } from '../../cli/preview/fleet';
 import { previewCommand } from '../../cli/preview/command';
 import { previewOffline } from '../../cli/preview/offline';
+import { fleetLister } from '../../cli/preview/lister';
 import { schemaRefusal } from '../../cli/preview/schema';
-import { changedFields, formatSummary, summarize, toMarkdown } from '../../cli/preview/report';
+import type { KubeClient } from '../../controller/kube/client';
+import type { KubeRequest } from '../../controller/kube/http';
+import {
+  MARKDOWN_LIMIT,
+  changedFields,
+  formatSummary,
+  summarize,
+  toMarkdown,
+} from '../../cli/preview/report';
 import type { SourceDocument } from '../../synth/read';
 import { rolling, rollingKind } from '../fixtures/kinds/rolling';
 import { rollingV1 } from '../fixtures/kinds/rolling-v1';
@@ -36,6 +45,41 @@ describe('schemaRefusal: the new schema against a stored object', () => {
 
   it("admits what the schema allows, the API server's own metadata and the status aside", () => {
     expect(schemaRefusal(strict, stored(2))).toBeUndefined();
+  });
+});
+
+describe("fleetLister: a fleet's lists, each made once", () => {
+  const type = { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true };
+  const object = (name: string, set: string) => ({
+    metadata: { name, namespace: 'shop', labels: { 'applyset.kubernetes.io/part-of': set } },
+  });
+  const sent: KubeRequest[] = [];
+  const client: KubeClient = {
+    request: <T>(req: KubeRequest) => {
+      sent.push(req);
+      return Promise.resolve({ items: [object('a', 'set-a'), object('b', 'set-b')] } as T);
+    },
+    watch: () => {
+      throw new Error('no watch');
+    },
+  };
+
+  it("lists each child type once per namespace, every ApplySet's objects, and gives each resource its own", async () => {
+    const list = fleetLister(client);
+    const [a, b, none] = await Promise.all([
+      list(type, 'shop', 'applyset.kubernetes.io/part-of=set-a'),
+      list(type, 'shop', 'applyset.kubernetes.io/part-of=set-b'),
+      list(type, 'shop', 'applyset.kubernetes.io/part-of=set-c'),
+    ]);
+    expect([a, b, none].map((objects) => objects.map((o) => o.metadata.name))).toEqual([['a'], ['b'], []]);
+    expect(a[0]).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment' });
+    expect(sent.map((r) => [r.path, r.query])).toEqual([
+      ['/apis/apps/v1/namespaces/shop/deployments', { labelSelector: 'applyset.kubernetes.io/part-of' }],
+    ]);
+    await list(type, 'shop', 'app=web');
+    await list(type, 'shop', 'app=web');
+    await list(type, 'other', 'applyset.kubernetes.io/part-of=set-a');
+    expect(sent).toHaveLength(3);
   });
 });
 
@@ -135,9 +179,7 @@ describe('previewOffline: two builds on files', () => {
       { field: 'Deployment spec.template.spec.containers[*].env', children: 2 },
     ]);
     const diff = resources[1].children[0].diff;
-    expect(diff).toContain(
-      'diff -u -N live/apps.v1.Deployment.shop.r007 merged/apps.v1.Deployment.shop.r007',
-    );
+    expect(diff).toContain('diff -u -N old/apps.v1.Deployment.shop.r007 new/apps.v1.Deployment.shop.r007');
     expect(diff).toMatch(/^\+\s+- name: CACHE$/m);
   });
 
@@ -193,7 +235,22 @@ describe('the reports', () => {
     expect(md).toContain('| `Deployment spec.template.spec.containers[*].env` | 2 |');
     expect(md).toContain('- Rolling shop/r003: would fail: ApplyFailed: Deployment r003: spec.selector');
     expect(md.match(/<details><summary>Rolling shop\/r00[12]<\/summary>/g)).toHaveLength(2);
-    expect(md).toContain('```diff\ndiff -u -N live/apps.v1.Deployment.shop.r001');
+    expect(md).toContain('```diff\ndiff -u -N old/apps.v1.Deployment.shop.r001');
+  });
+
+  it("keeps within a pull request comment's size: the diffs give way, counted, the summary stays", () => {
+    // 300 resources whose diffs are 5,000 characters each: 20 of them would be 100,000.
+    const big = Array.from({ length: 300 }, (_, i) => ({
+      ...resources[0],
+      resource: rolling(`r${i}`, 'shop'),
+      children: [{ ...resources[0].children[0], diff: `${'+ x\n'.repeat(1250)}` }],
+    }));
+    const md = toMarkdown(big, summarize(big), 'Rolling');
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    const shown = md.match(/<details>/g)?.length ?? 0;
+    expect(shown).toBeGreaterThan(5);
+    expect(md).toContain(`... and ${300 - shown} more changed resource(s)`);
+    expect(md).toContain('| 300 | 0 | 300 | 0 | 0 |');
   });
 });
 
