@@ -1,6 +1,6 @@
 /**
  * The annotations by which a user steers the controller on one resource (docs/OPERATING.md): suspend and
- * resume it, and ask for a reconcile now. Flux's `kustomize.toolkit.fluxcd.io/reconcile: disabled` and
+ * resume it, ask for a reconcile now, and say what becomes of a child changed by hand. Flux's `kustomize.toolkit.fluxcd.io/reconcile: disabled` and
  * `reconcile.fluxcd.io/requestedAt`, in our domain.
  */
 import type { CustomResource } from './resource';
@@ -14,6 +14,11 @@ export const SUSPENDED_BY_ANNOTATION = 'reconstruct.dev/suspended-by';
 export const SUSPEND_REASON_ANNOTATION = 'reconstruct.dev/suspend-reason';
 /** Any new value: reconcile now; `status.lastHandledReconcileAt` echoes the last value handled. */
 export const REQUESTED_AT_ANNOTATION = 'reconstruct.dev/requested-at';
+/**
+ * `warn` or `correct` (the default), on a resource or its kind's CRD: what the controller does with a child
+ * changed by hand (controller/drift): report it and leave it, or repair it and report it.
+ */
+export const DRIFT_ANNOTATION = 'reconstruct.dev/drift';
 
 /**
  * The CustomResourceDefinition's name of a kind (`plural.group`): the same annotation on it suspends the

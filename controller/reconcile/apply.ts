@@ -25,7 +25,7 @@ import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
 import { adopt } from './adopt';
 import { applyNeeded } from './converge';
-import type { DriftRepair } from './drift';
+import type { DriftRepair } from '../drift/repair';
 import { ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import { replaceImmutable } from './replace';
 import type { CreatedChild, WriteOnlyChildren } from './write-only';
@@ -76,6 +76,8 @@ export interface ApplyScope {
   readonly log: Logger;
   /** Held back by a rollout (rollout.ts): children that exist are left as they are; missing ones are made. */
   readonly held?: boolean;
+  /** The children changed by hand that are left as they are (controller/drift: `warn`), by object key. */
+  readonly keep?: ReadonlySet<string>;
 }
 
 /**
@@ -152,7 +154,7 @@ async function applyChild(
   if (live) deps.unseen.seen(key, childKey);
   if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
   let why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
-  if (!why || (scope.held && live)) return { kind: 'unchanged', label };
+  if (!why || (scope.held && live) || scope.keep?.has(childKey)) return { kind: 'unchanged', label };
   let written: Manifest | undefined;
   try {
     if (policy.createOnly) {

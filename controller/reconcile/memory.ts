@@ -14,7 +14,7 @@ import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
 import { UnseenChildren } from './apply';
 import { Blockers } from './blocked';
-import { DriftRepair } from './drift';
+import { DriftRepair } from '../drift/repair';
 import { Finalizer } from './finalize';
 import type { KindReads } from './kind-reads';
 import { NotReadyRecheck } from './recheck';

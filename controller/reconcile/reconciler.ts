@@ -3,7 +3,8 @@
  * `reconcileResource`: gone (forget it), suspended (suspend.ts: no writes but its Suspended condition),
  * finalize (finalize.ts, ordered-deletion.ts: a resource being deleted is held or released there), a
  * terminating namespace (terminating.ts), synthesize (synthesize.ts: a spec the construct refuses is said,
- * not retried), the rollout's gate (rollout.ts), apply the children (apply.ts, each by its policy), prune
+ * not retried), the rollout's gate (rollout.ts), drift (controller/drift: the children changed by hand, to
+ * repair or, in warn mode, to leave and report), apply the children (apply.ts, each by its policy), prune
  * and sync (prune.ts, finalize.ts), a kind's external work (controller/external: its finalizer first, its
  * handlers started in the background), and status: the outcomes folded into a summary (summary.ts), the
  * decision made from it in one pure function (decide.ts), carried out in one place (`settle`). The kind's
@@ -17,17 +18,16 @@ import {
   type ClusterView,
   type CustomResource,
   type Kind,
-  type RolloutOptions,
   type SyncWait,
 } from '../../constructs/kit';
 import { ChildError } from '../../constructs/kit/child-kinds';
 import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
-import type { LiveReads } from '../kube/live-reads';
-import type { InputWatches } from '../inputs/watches';
 import type { Logger } from '../log';
+import { DriftPhase, type DriftFindings } from '../drift/phase';
 import { applyChildren, type ApplyDeps, type ApplyScope } from './apply';
+import type { ReconcilerOptions } from './options';
 import { decide, decideInvalid, type Decision } from './decide';
 import { finalize } from './finalize';
 import { KindReads } from './kind-reads';
@@ -47,12 +47,13 @@ import { summarize, type Summary } from './summary';
 import { saysSuspended, suspend, suspensionOf } from './suspend';
 import type { Intent } from './intent';
 import { createdChildrenOf, sameRecords } from './write-only';
-import { letGo, type ShardLabels } from '../sharding/let-go';
+import { letGo } from '../sharding/let-go';
 import { ExternalPhase } from '../external/phase';
 import { ExternalRunner } from '../external/runner';
-import type { ExternalState, ExternalSteps } from '../external/steps';
+import type { ExternalState } from '../external/steps';
 
 export type { BlockedResource } from './blocked';
+export type { ReconcilerOptions } from './options';
 export { ownedBy } from './intent';
 
 export interface ReconcileResult {
@@ -66,45 +67,8 @@ interface Scope extends ApplyScope {
   readonly gate: Gate;
   /** What a user asked of this reconcile: a reconcile now, a resume. */
   readonly asked: { readonly requested?: string; readonly resumed: boolean };
-}
-
-/** What a reconciler works with. */
-export interface ReconcilerOptions {
-  /** The controller's caches (or the in-memory cluster). */
-  readonly view: ClusterView;
-  readonly writer: Writer;
-  readonly events: EventSink;
-  readonly log: Logger;
-  readonly now?: () => Date;
-  /**
-   * The annotations of a kind's CustomResourceDefinition, as the controller's CRD watch has them: the
-   * suspension of a whole kind. None where CRDs are not watched (a controller confined to namespaces).
-   */
-  readonly kindAnnotations?: (definition: Kind) => Record<string, string> | undefined;
-  /** The reads of a stuck child's pods and events (troubles.ts); none in a dry run, which says less. */
-  readonly reads?: LiveReads;
-  /** The rollout settings that override every kind's (`reconstruct controller --rollout-*`). */
-  readonly rollout?: RolloutOptions;
-  /** Whether resources wait in the queue: a stuck child's first read then gets no reconcile of its own. */
-  readonly busy?: () => boolean;
-  /** Reconciles a resource soon: one whose turn in a rollout has come. None: it waits for its recheck. */
-  readonly enqueue?: (definition: Kind, namespace: string | undefined, name: string) => void;
-  /** Label keys whose values a resource passes on to its children (`--watch-label-selector`'s). */
-  readonly copyLabels?: readonly string[];
-  /** A member of a ring on the ranges read path: the label by which each child carries its resource's bucket. */
-  readonly bucketLabel?: string;
-  /**
-   * A member of a sharded controller: the labels by which the ring's leader assigns a resource to it and
-   * asks it to let go (controller/sharding). A resource with the drain label is let go of, not reconciled.
-   */
-  readonly shard?: ShardLabels;
-  /** The watches of the objects inputs name, whose changes enqueue their readers; none: read by GETs. */
-  readonly inputWatches?: InputWatches;
-  /**
-   * Where the handlers of kinds with external work run (controller/external): in the background, their
-   * resources queued again through `enqueue` when they settle, unless given (a dry run's).
-   */
-  readonly external?: ExternalSteps;
+  /** The children changed by hand, and what becomes of them (controller/drift). */
+  readonly drift: DriftFindings;
 }
 
 export class Reconciler {
@@ -122,6 +86,7 @@ export class Reconciler {
   private readonly enqueue: ReconcilerOptions['enqueue'];
   private readonly shard: ReconcilerOptions['shard'];
   private readonly external: ExternalPhase;
+  private readonly drift: DriftPhase;
 
   constructor(options: ReconcilerOptions) {
     const { view, writer, events, log, now = () => new Date(), kindAnnotations = () => undefined } = options;
@@ -142,6 +107,7 @@ export class Reconciler {
     const enqueue = options.enqueue ?? (() => undefined);
     const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue });
     this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now, events);
+    this.drift = new DriftPhase({ events, counted: options.drifted });
   }
 
   /** Where the kind's rollout of its revision stands (rollout.ts), for the metrics. */
@@ -180,6 +146,7 @@ export class Reconciler {
       this.memory.forget(key);
       this.rollouts.forget(key);
       this.external.forget(key);
+      this.drift.forget(key);
       return {};
     }
     const log = this.log.child({ kind: definition.kind, namespace, name });
@@ -218,7 +185,21 @@ export class Reconciler {
     const created = writeOnly.records(key, resource);
     const changes = () => changesChildren(desired, this.view, namespace);
     const gate = this.rollouts.gate(definition, resource, changes);
-    const scope: Scope = { key, definition, resource, desired, created, log, asked, gate, held: gate.held };
+    const drift = this.drift.find(desired, this.view, resource, this.kindAnnotations(definition));
+    const held = gate.held;
+    const scope: Scope = {
+      key,
+      definition,
+      resource,
+      desired,
+      created,
+      log,
+      asked,
+      gate,
+      held,
+      drift,
+      keep: drift.keep,
+    };
     const applied = await this.applyPhase(scope);
     if (!('created' in applied)) return applied;
     const { summary, syncWaits } = await this.pruneAndSync(scope, applied);
@@ -347,13 +328,14 @@ export class Reconciler {
     const note = rolloutEvent(resource, gate, definition.revision);
     if (note) this.events.emit(resource, note.type, note.reason, note.message);
     const rollout = (ready: boolean) => this.rollouts.condition(gate, ready, definition.revision);
+    const drifted = this.drift.report(key, definition.kind, resource, scope.drift);
     const result = await this.settle(
       key,
       definition,
       resource,
       decision,
       () => ({ ...definition.status(context), ...records }),
-      (ready) => [rollout(ready)].filter((c) => c !== undefined),
+      (ready) => [rollout(ready), drifted].filter((c) => c !== undefined),
     );
     // A stuck child's next read is due, a resource held back by a rollout looks for its turn: looked at
     // again then, whatever else comes.

@@ -140,6 +140,7 @@ export class Manager implements ClusterView {
       enqueue,
       external: this.external,
       inputWatches: this.inputWatches,
+      drifted: (kind, childKind) => metrics.drifted(kind, childKind),
     });
     const revised = kinds.kinds.filter((k) => k.revision !== undefined);
     if (revised.length > 0) {

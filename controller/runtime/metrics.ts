@@ -59,6 +59,7 @@ export class Metrics {
   private queue?: WorkQueue;
   private readonly available: Gauge<'kind'>;
   private readonly restarts: Counter<'resource' | 'reason'>;
+  private readonly drifts: Counter<'kind' | 'child_kind'>;
   private readonly watchEvents: Counter<'kind' | 'resource' | 'event' | 'result'>;
   private readonly requests: Counter<'verb' | 'code'>;
   private readonly requestDuration: Histogram<'verb'>;
@@ -98,6 +99,12 @@ export class Metrics {
       name: 'reconstruct_reconcile_errors_total',
       help: 'Reconciles that failed, by kind.',
       labelNames: ['kind'],
+      registers,
+    });
+    this.drifts = new Counter({
+      name: 'reconstruct_drift_total',
+      help: 'Children found changed by hand (drift), by kind and child kind: repaired, or left in warn mode.',
+      labelNames: ['kind', 'child_kind'],
       registers,
     });
     const depth: Gauge = new Gauge({
@@ -300,6 +307,11 @@ export class Metrics {
       this.reconcileErrors.inc({ kind });
       this.crReconcileErrors.inc({ controller });
     }
+  }
+
+  /** A child of a resource of `kind` found changed by hand (controller/drift). */
+  drifted(kind: string, childKind: string): void {
+    this.drifts.inc({ kind, child_kind: childKind });
   }
 
   watchRestarts(resource: string, reason: string): void {

@@ -13,7 +13,7 @@
  */
 import type { ApiKind, Manifest } from '../../constructs/kit';
 import type { Writer } from '../kube/writer';
-import { firstDifference, hashObject } from './converge';
+import { firstDifference, hashObject } from '../reconcile/converge';
 import { immutableFields, isInvalid, isConflict } from '../kube/errors';
 import type { Logger } from '../log';
 

@@ -1,6 +1,6 @@
 /** The drift repair's decisions: what it restores, what it keeps, and when it stops trying. */
 import { DEPLOYMENT, SERVICE, type Manifest } from '../../../constructs';
-import { DriftRepair, repairPatch, restored, type DriftWriter } from '../../../controller/reconcile/drift';
+import { DriftRepair, repairPatch, restored, type DriftWriter } from '../../../controller/drift/repair';
 import { ApiError } from '../../../controller/kube/errors';
 import { createLogger } from '../../../controller/log';
 
