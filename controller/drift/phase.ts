@@ -109,15 +109,20 @@ export class DriftPhase {
 
   /**
    * Reports what `find` found, once per new drift (an event each, the metric), after the apply phase; the
-   * `Drifted` condition in warn mode (none in correct mode: what drifted is repaired by then).
+   * `Drifted` condition in warn mode (none in correct mode: what drifted is repaired by then). In correct
+   * mode only the children the apply phase updated (`updated`, as `Deployment web`) are reported: one whose
+   * repair failed is said by Ready, and reported once a later reconcile repairs it.
    */
   report(
     key: string,
     kind: string,
     resource: CustomResource,
     findings: DriftFindings,
+    updated: readonly string[],
   ): OtherCondition | undefined {
-    const { mode, drifts } = findings;
+    const { mode } = findings;
+    const drifts =
+      mode === 'warn' ? findings.drifts : findings.drifts.filter((d) => updated.includes(d.child));
     const lines = drifts.map((d) => `${d.child} ${d.field}`).join('\n');
     const condition = mode === 'warn' ? driftedCondition(drifts) : undefined;
     // Remembered by this process; after a restart, a condition that already says it was said.

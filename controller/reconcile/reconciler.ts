@@ -328,7 +328,7 @@ export class Reconciler {
     const note = rolloutEvent(resource, gate, definition.revision);
     if (note) this.events.emit(resource, note.type, note.reason, note.message);
     const rollout = (ready: boolean) => this.rollouts.condition(gate, ready, definition.revision);
-    const drifted = this.drift.report(key, definition.kind, resource, scope.drift);
+    const drifted = this.drift.report(key, definition.kind, resource, scope.drift, summary.updated);
     const result = await this.settle(
       key,
       definition,

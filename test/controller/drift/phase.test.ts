@@ -150,9 +150,13 @@ describe('the parts', () => {
       drifts: [{ key: 'k', child: 'Deployment cache', childKind: 'Deployment', field }],
       keep: new Set(),
     });
-    phase.report('key', 'Memcached', resource, findings('spec.replicas'));
-    phase.report('key', 'Memcached', resource, findings('spec.replicas'));
-    phase.report('key', 'Memcached', resource, findings('spec.paused'));
+    const updated = ['Deployment cache'];
+    phase.report('key', 'Memcached', resource, findings('spec.replicas'), updated);
+    phase.report('key', 'Memcached', resource, findings('spec.replicas'), updated);
+    phase.report('key', 'Memcached', resource, findings('spec.paused'), updated);
     expect(counted).toEqual(['Memcached/Deployment', 'Memcached/Deployment']);
+    // A repair that failed (the child not updated) is not reported as made.
+    phase.report('key', 'Memcached', resource, findings('spec.strategy'), []);
+    expect(counted).toHaveLength(2);
   });
 });
