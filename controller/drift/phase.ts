@@ -1,44 +1,26 @@
 /**
- * The drift phase: before the children are applied, which of them were changed by hand since the
- * controller applied them (the applied hash still matches what the construct renders, but a field it
- * renders holds another value), and what becomes of them by the resource's drift mode
- * (`reconstruct.dev/drift` on the resource, else on the kind's CRD; default correct):
+ * Drift: the children changed by hand since the controller applied them (the applied hash still matches
+ * what the construct renders, but a field it renders holds another value), and what becomes of them by
+ * the resource's drift mode (`reconstruct.dev/drift` on the resource, else on the kind's CRD; default
+ * correct):
  *
  * - **correct**: the apply phase repairs them (repair.ts for what an apply cannot undo); reported as
  *   corrected (an event, `reconstruct_drift_total`);
  * - **warn**: the apply phase leaves them as they are; reported (an event, the metric) and said by the
  *   resource's `Drifted` condition, True while a child stays changed, naming it and the field.
  *
- * A drift is reported once: again only when another child or field drifts, or after it was gone.
- * A change of the resource's spec renders its children anew and applies them whatever the mode: only a
- * change made to a child alone is drift.
+ * The apply phase finds them: it compares each child with what is rendered anyway, and `driftIn` reads
+ * its answer (one comparison per child, none added). This phase reports them after it. A drift is
+ * reported once: again only when another child or field drifts, or after it was gone. A change of the
+ * resource's spec renders its children anew and applies them whatever the mode: only a change made to a
+ * child alone is drift.
  */
-import { DRIFT_ANNOTATION, isWriteOnly, type ClusterView, type CustomResource } from '../../constructs/kit';
+import { DRIFT_ANNOTATION, type CustomResource } from '../../constructs/kit';
 import type { EventSink } from '../kube/events';
-import { objectKey } from '../kube/object-key';
-import { applyNeeded } from '../reconcile/converge';
-import { ownedBy, type Intent } from '../reconcile/intent';
+import type { DriftedChild } from '../reconcile/intent';
 import type { OtherCondition } from '../reconcile/status';
 
 export type DriftMode = 'warn' | 'correct';
-
-/** One child changed by hand. */
-export interface Drift {
-  /** The child's object key. */
-  readonly key: string;
-  /** `Deployment web`. */
-  readonly child: string;
-  readonly childKind: string;
-  /** The first field found changed: `spec.replicas`, `spec.template.spec.containers[0].image`. */
-  readonly field: string;
-}
-
-export interface DriftFindings {
-  readonly mode: DriftMode;
-  readonly drifts: readonly Drift[];
-  /** The children the apply phase leaves as they are (warn). */
-  readonly keep: ReadonlySet<string>;
-}
 
 /** The mode of a resource: its own annotation, else its kind's CRD's, else correct (an unknown value too). */
 export function driftModeOf(
@@ -58,29 +40,20 @@ export function fieldOf(pointer: string): string {
     .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
 }
 
-/** The children of `desired` changed by hand: in the cluster, ours, not create-only, the hash ours, a field not. */
-export function findDrift(
-  desired: readonly Intent[],
-  view: Pick<ClusterView, 'get'>,
-  resource: CustomResource,
-): Drift[] {
-  const drifts: Drift[] = [];
-  for (const intent of desired) {
-    const { type, child, policy } = intent;
-    if (intent.pending || isWriteOnly(type) || policy.createOnly) continue;
-    const ns = type.namespaced ? (child.metadata.namespace ?? resource.metadata.namespace) : undefined;
-    const live = view.get(type, ns, child.metadata.name);
-    if (!live || !ownedBy(live, resource.metadata.uid)) continue;
-    const why = applyNeeded(intent.applied, live);
-    if (!why?.startsWith('drifted at ')) continue;
-    drifts.push({
-      key: objectKey(type, ns, child.metadata.name),
-      child: `${child.kind} ${child.metadata.name}`,
-      childKind: child.kind,
-      field: fieldOf(why.slice('drifted at '.length)),
-    });
-  }
-  return drifts;
+const DRIFTED_AT = 'drifted at ';
+
+/**
+ * The drift in why a child of ours needs an apply (converge.ts's `applyNeeded`), undefined when it
+ * needs none or for another reason (a new spec, a new revision, a missing annotation).
+ */
+export function driftIn(
+  why: string | undefined,
+  key: string,
+  child: { readonly kind: string; readonly metadata: { readonly name: string } },
+): DriftedChild | undefined {
+  if (!why?.startsWith(DRIFTED_AT)) return undefined;
+  const field = fieldOf(why.slice(DRIFTED_AT.length));
+  return { key, child: `${child.kind} ${child.metadata.name}`, childKind: child.kind, field };
 }
 
 /** What the phase reports through: the events, and the metric (`reconstruct_drift_total{kind, child_kind}`). */
@@ -95,34 +68,19 @@ export class DriftPhase {
 
   constructor(private readonly reports: DriftReports) {}
 
-  /** The resource's drifted children, and which the apply phase leaves (warn). */
-  find(
-    desired: readonly Intent[],
-    view: Pick<ClusterView, 'get'>,
-    resource: CustomResource,
-    kindAnnotations: Readonly<Record<string, string>> | undefined,
-  ): DriftFindings {
-    const mode = driftModeOf(resource, kindAnnotations);
-    const drifts = findDrift(desired, view, resource);
-    return { mode, drifts, keep: new Set(mode === 'warn' ? drifts.map((d) => d.key) : []) };
-  }
-
   /**
-   * Reports what `find` found, once per new drift (an event each, the metric), after the apply phase; the
+   * Reports the drifts the apply phase found, once per new drift (an event each, the metric); the
    * `Drifted` condition in warn mode (none in correct mode: what drifted is repaired by then). In correct
-   * mode only the children the apply phase updated (`updated`, as `Deployment web`) are reported: one whose
-   * repair failed is said by Ready, and reported once a later reconcile repairs it.
+   * mode `drifts` are the children the apply phase did update: one whose repair failed is said by Ready,
+   * and reported once a later reconcile repairs it.
    */
   report(
     key: string,
     kind: string,
     resource: CustomResource,
-    findings: DriftFindings,
-    updated: readonly string[],
+    mode: DriftMode,
+    drifts: readonly DriftedChild[],
   ): OtherCondition | undefined {
-    const { mode } = findings;
-    const drifts =
-      mode === 'warn' ? findings.drifts : findings.drifts.filter((d) => updated.includes(d.child));
     const lines = drifts.map((d) => `${d.child} ${d.field}`).join('\n');
     const condition = mode === 'warn' ? driftedCondition(drifts) : undefined;
     // Remembered by this process; after a restart, a condition that already says it was said.
@@ -161,7 +119,7 @@ export class DriftPhase {
 }
 
 /** The `Drifted` condition of a resource in warn mode: True while a child stays changed, naming it and the field. */
-function driftedCondition(drifts: readonly Drift[]): OtherCondition {
+function driftedCondition(drifts: readonly DriftedChild[]): OtherCondition {
   if (drifts.length === 0) {
     return {
       type: 'Drifted',

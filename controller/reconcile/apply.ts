@@ -25,6 +25,7 @@ import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
 import { adopt } from './adopt';
 import { applyNeeded } from './converge';
+import { driftIn, type DriftMode } from '../drift/phase';
 import type { DriftRepair } from '../drift/repair';
 import { ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import { replaceImmutable } from './replace';
@@ -76,8 +77,8 @@ export interface ApplyScope {
   readonly log: Logger;
   /** Held back by a rollout (rollout.ts): children that exist are left as they are; missing ones are made. */
   readonly held?: boolean;
-  /** The children changed by hand that are left as they are (controller/drift: `warn`), by object key. */
-  readonly keep?: ReadonlySet<string>;
+  /** What becomes of a child changed by hand (controller/drift): applied back (correct) or left (warn). */
+  readonly driftMode?: DriftMode;
 }
 
 /**
@@ -154,7 +155,9 @@ async function applyChild(
   if (live) deps.unseen.seen(key, childKey);
   if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
   let why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
-  if (!why || (scope.held && live) || scope.keep?.has(childKey)) return { kind: 'unchanged', label };
+  const drift = driftIn(why, childKey, child);
+  if (drift && scope.driftMode === 'warn') return { kind: 'unchanged', label, drift };
+  if (!why || (scope.held && live)) return { kind: 'unchanged', label };
   let written: Manifest | undefined;
   try {
     if (policy.createOnly) {
@@ -191,7 +194,7 @@ async function applyChild(
   // A changed child is logged with what differed; new ones in one line per reconcile (a burst of new
   // resources logs one line each, not one per child).
   log.info('updated child', { child: `${child.kind}/${childName}`, why });
-  return { kind: 'updated', label };
+  return { kind: 'updated', label, ...(drift ? { drift } : {}) };
 }
 
 /** A write-only child: created unless its record says it exists (see WriteOnlyChildren). */

@@ -82,6 +82,19 @@ export interface ChildOutcome {
   readonly undiscovered?: boolean;
   /** A conflict's object key, when its object is one the existence caches watch. */
   readonly blocker?: string;
+  /** The child was changed by hand: updated back (correct), or left as it is (warn). controller/drift reports it. */
+  readonly drift?: DriftedChild;
+}
+
+/** A child changed by hand since the controller applied it: its applied hash matches, a rendered field does not. */
+export interface DriftedChild {
+  /** The child's object key. */
+  readonly key: string;
+  /** `Deployment web`. */
+  readonly child: string;
+  readonly childKind: string;
+  /** The first field found changed: `spec.replicas`, `spec.template.spec.containers[0].image`. */
+  readonly field: string;
 }
 
 const notYetUpdated = (intent: Intent): Readiness => ({

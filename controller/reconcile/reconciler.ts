@@ -3,10 +3,10 @@
  * `reconcileResource`: gone (forget it), suspended (suspend.ts: no writes but its Suspended condition),
  * finalize (finalize.ts, ordered-deletion.ts: a resource being deleted is held or released there), a
  * terminating namespace (terminating.ts), synthesize (synthesize.ts: a spec the construct refuses is said,
- * not retried), the rollout's gate (rollout.ts), drift (controller/drift: the children changed by hand, to
- * repair or, in warn mode, to leave and report), apply the children (apply.ts, each by its policy), prune
- * and sync (prune.ts, finalize.ts), a kind's external work (controller/external: its finalizer first, its
- * handlers started in the background), and status: the outcomes folded into a summary (summary.ts), the
+ * not retried), the rollout's gate (rollout.ts), apply the children (apply.ts, each by its policy; a
+ * child changed by hand is repaired or, in warn mode, left), prune and sync (prune.ts, finalize.ts), a
+ * kind's external work (controller/external: its finalizer first, its handlers started in the
+ * background), drift reported (controller/drift), and status: the outcomes folded into a summary (summary.ts), the
  * decision made from it in one pure function (decide.ts), carried out in one place (`settle`). The kind's
  * own code reads through a view that records what it reads (kind-reads.ts). Level-based: everything is
  * computed from the current world, so a missed event or a restart is harmless. What is remembered between
@@ -25,7 +25,7 @@ import type { EventSink } from '../kube/events';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
-import { DriftPhase, type DriftFindings } from '../drift/phase';
+import { DriftPhase, driftModeOf, type DriftMode } from '../drift/phase';
 import { applyChildren, type ApplyDeps, type ApplyScope } from './apply';
 import type { ReconcilerOptions } from './options';
 import { decide, decideInvalid, type Decision } from './decide';
@@ -67,8 +67,8 @@ interface Scope extends ApplyScope {
   readonly gate: Gate;
   /** What a user asked of this reconcile: a reconcile now, a resume. */
   readonly asked: { readonly requested?: string; readonly resumed: boolean };
-  /** The children changed by hand, and what becomes of them (controller/drift). */
-  readonly drift: DriftFindings;
+  /** What becomes of the children changed by hand (controller/drift). */
+  readonly driftMode: DriftMode;
 }
 
 export class Reconciler {
@@ -185,7 +185,6 @@ export class Reconciler {
     const created = writeOnly.records(key, resource);
     const changes = () => changesChildren(desired, this.view, namespace);
     const gate = this.rollouts.gate(definition, resource, changes);
-    const drift = this.drift.find(desired, this.view, resource, this.kindAnnotations(definition));
     const held = gate.held;
     const scope: Scope = {
       key,
@@ -197,8 +196,7 @@ export class Reconciler {
       asked,
       gate,
       held,
-      drift,
-      keep: drift.keep,
+      driftMode: driftModeOf(resource, this.kindAnnotations(definition)),
     };
     const applied = await this.applyPhase(scope);
     if (!('created' in applied)) return applied;
@@ -328,7 +326,7 @@ export class Reconciler {
     const note = rolloutEvent(resource, gate, definition.revision);
     if (note) this.events.emit(resource, note.type, note.reason, note.message);
     const rollout = (ready: boolean) => this.rollouts.condition(gate, ready, definition.revision);
-    const drifted = this.drift.report(key, definition.kind, resource, scope.drift, summary.updated);
+    const drifted = this.drift.report(key, definition.kind, resource, scope.driftMode, summary.drifts);
     const result = await this.settle(
       key,
       definition,

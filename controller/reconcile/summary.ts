@@ -2,7 +2,7 @@
  * What the apply phase did to a resource's children, folded once from the outcomes of each child (and the
  * prune's result added when it ran): the one record the decision reads.
  */
-import type { ChildOutcome } from './intent';
+import type { ChildOutcome, DriftedChild } from './intent';
 
 export interface Summary {
   /** Children created, sorted (`Deployment web`). */
@@ -24,6 +24,8 @@ export interface Summary {
   /** Children the prune deleted, and those it released by their retain policy, sorted. */
   readonly pruned: readonly string[];
   readonly retained: readonly string[];
+  /** Children changed by hand: updated back (correct), or left as they are (warn). */
+  readonly drifts: readonly DriftedChild[];
 }
 
 /** The outcomes folded into a summary, in one pass. */
@@ -35,6 +37,7 @@ export function summarize(outcomes: readonly ChildOutcome[]): Summary {
   const failures: string[] = [];
   const blockers: string[] = [];
   const terminating: string[] = [];
+  const drifts: DriftedChild[] = [];
   let undiscovered = false;
   let otherFailure = false;
   for (const o of outcomes) {
@@ -50,6 +53,7 @@ export function summarize(outcomes: readonly ChildOutcome[]): Summary {
       else otherFailure = true;
     }
     if (o.terminating) terminating.push(o.message ?? o.label);
+    if (o.drift) drifts.push(o.drift);
   }
   return {
     created: created.sort(),
@@ -62,5 +66,6 @@ export function summarize(outcomes: readonly ChildOutcome[]): Summary {
     undiscoveredOnly: undiscovered && !otherFailure,
     pruned: [],
     retained: [],
+    drifts,
   };
 }

@@ -4,7 +4,8 @@
  * its kind's CRD), with a `Drifted` condition in warn mode and one event per drift.
  */
 import { CUSTOM_RESOURCE_DEFINITION, DEPLOYMENT, DRIFT_ANNOTATION, memcachedKind } from '../../../constructs';
-import { DriftPhase, driftModeOf, fieldOf, type DriftFindings } from '../../../controller/drift/phase';
+import { DriftPhase, driftIn, driftModeOf, fieldOf } from '../../../controller/drift/phase';
+import { ApiError } from '../../../controller/kube/errors';
 import { InMemoryCluster } from '../../../testing';
 import { NS, kinds, reconcilerHelpers } from '../reconcile/reconciler-helpers';
 
@@ -43,6 +44,18 @@ describe('correct (the default)', () => {
     ]);
     expect(drifted()).toBeUndefined();
     await reconcile(memcachedKind, 'cache');
+    expect(events('DriftCorrected')).toHaveLength(1);
+  });
+
+  it('does not call a repair made while its apply fails, and reports it once a later one succeeds', async () => {
+    await handEdited();
+    cluster.refuse('apply', new ApiError(500, 'etcdserver: request timed out'));
+    await expect(cluster.reconciler().reconcile(memcachedKind, NS, 'cache')).rejects.toThrow('timed out');
+    expect(replicas()).toBe(7);
+    expect(events('DriftCorrected')).toEqual([]);
+    cluster.refuse('apply', undefined);
+    await reconcile(memcachedKind, 'cache');
+    expect(replicas()).toBe(2);
     expect(events('DriftCorrected')).toHaveLength(1);
   });
 });
@@ -138,18 +151,24 @@ describe('the parts', () => {
       metadata: { name: 'cache', namespace: NS },
       spec: { size: 1 },
     };
-    const findings = (field: string): DriftFindings => ({
-      mode: 'correct',
-      drifts: [{ key: 'k', child: 'Deployment cache', childKind: 'Deployment', field }],
-      keep: new Set(),
-    });
-    const updated = ['Deployment cache'];
-    phase.report('key', 'Memcached', resource, findings('spec.replicas'), updated);
-    phase.report('key', 'Memcached', resource, findings('spec.replicas'), updated);
-    phase.report('key', 'Memcached', resource, findings('spec.paused'), updated);
+    const drifts = (field: string) => [
+      { key: 'k', child: 'Deployment cache', childKind: 'Deployment', field },
+    ];
+    phase.report('key', 'Memcached', resource, 'correct', drifts('spec.replicas'));
+    phase.report('key', 'Memcached', resource, 'correct', drifts('spec.replicas'));
+    phase.report('key', 'Memcached', resource, 'correct', drifts('spec.paused'));
     expect(counted).toEqual(['Memcached/Deployment', 'Memcached/Deployment']);
-    // A repair that failed (the child not updated) is not reported as made.
-    phase.report('key', 'Memcached', resource, findings('spec.strategy'), []);
-    expect(counted).toHaveLength(2);
+  });
+
+  it('reads a drift from why a child needs an apply, and nothing else', () => {
+    const child = { kind: 'Deployment', metadata: { name: 'web' } };
+    expect(driftIn('drifted at /spec/template/spec/containers/0/image', 'k', child)).toEqual({
+      key: 'k',
+      child: 'Deployment web',
+      childKind: 'Deployment',
+      field: 'spec.template.spec.containers[0].image',
+    });
+    expect(driftIn('missing', 'k', child)).toBeUndefined();
+    expect(driftIn(undefined, 'k', child)).toBeUndefined();
   });
 });

@@ -233,6 +233,11 @@ describe('summarize', () => {
       { kind: 'waiting', label: 'Job web', message: 'Job web waits for Secret web' },
       { kind: 'failed', label: 'PDB web', message: 'apply PDB web: forbidden', terminating: true },
       { kind: 'unchanged', label: 'Role web' },
+      {
+        kind: 'unchanged',
+        label: 'Role kept',
+        drift: { key: 'k', child: 'Role kept', childKind: 'Role', field: 'rules' },
+      },
     ]);
     expect(summary).toEqual({
       created: ['Deployment web', 'Service web'],
@@ -245,6 +250,7 @@ describe('summarize', () => {
       undiscoveredOnly: false,
       pruned: [],
       retained: [],
+      drifts: [{ key: 'k', child: 'Role kept', childKind: 'Role', field: 'rules' }],
     });
   });
 });
