@@ -75,6 +75,12 @@ Options (environment variable in brackets):
                             (default: the kind's, else 3) [RECONSTRUCT_ROLLOUT_FAILURE_THRESHOLD]
   --rollout-progress-deadline SECONDS  how long a moved resource may take to be Ready again (default: the
                             kind's, else 600) [RECONSTRUCT_ROLLOUT_PROGRESS_DEADLINE]
+  --otlp-endpoint URL       send traces of every reconcile over OTLP/HTTP to URL/v1/traces (an
+                            OpenTelemetry Collector: http://collector:4318); off by default. The
+                            standard OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER, OTEL_TRACES_SAMPLER,
+                            OTEL_SERVICE_NAME, ... work too [RECONSTRUCT_OTLP_ENDPOINT]
+  --trace-sampling RATIO    the share of reconciles traced, 0 to 1 (default: OTEL_TRACES_SAMPLER, else 1)
+                            [RECONSTRUCT_TRACE_SAMPLING]
   --log-level LEVEL         debug, info, warn or error (default info) [RECONSTRUCT_LOG_LEVEL]
   --log-format FORMAT       json or text (default: text on a terminal, else json) [RECONSTRUCT_LOG_FORMAT]
   The API server is spoken to over HTTP/2 where it offers it, else HTTP/1.1; DISABLE_HTTP2 (non-empty, as
@@ -113,6 +119,8 @@ const FLAGS = {
   'rollout-max-in-flight': { type: 'string' },
   'rollout-failure-threshold': { type: 'string' },
   'rollout-progress-deadline': { type: 'string' },
+  'otlp-endpoint': { type: 'string' },
+  'trace-sampling': { type: 'string' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -175,6 +183,12 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
       throw new Error(`--watch-label-selector: ${(err as Error).message}`);
     }
   }
+  const tracing = {
+    ...(pick('otlp-endpoint') ? { endpoint: urlOf('otlp-endpoint', pick('otlp-endpoint')!) } : {}),
+    ...(pick('trace-sampling') !== undefined
+      ? { sampleRatio: ratioOf('trace-sampling', pick('trace-sampling')!) }
+      : {}),
+  };
   const oneOf = <T extends string>(flag: keyof typeof FLAGS, allowed: readonly T[], fallback: T): T => {
     const text = pick(flag) ?? fallback;
     if (!allowed.includes(text as T))
@@ -222,9 +236,23 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv): Settings 
     resyncMs: positive('resync', DEFAULT_SETTINGS.resyncMs / 1000) * 1000,
     shutdownMs: positive('shutdown-timeout', DEFAULT_SETTINGS.shutdownMs / 1000) * 1000,
     ...(Object.values(rollout).some((v) => v !== undefined) ? { rollout } : {}),
+    ...(Object.keys(tracing).length > 0 ? { tracing } : {}),
     logLevel: oneOf('log-level', ['debug', 'info', 'warn', 'error'] as const, DEFAULT_SETTINGS.logLevel),
     logFormat: oneOf('log-format', ['json', 'text'] as const, process.stderr.isTTY ? 'text' : 'json'),
   };
+}
+
+function urlOf(flag: string, text: string): string {
+  if (!/^https?:\/\/[^/\s]+/.test(text))
+    throw new Error(`--${flag}: "${text}" is not an http(s) URL (e.g. http://otel-collector:4318)`);
+  return text;
+}
+
+function ratioOf(flag: string, text: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new Error(`--${flag}: "${text}" is not a number from 0 to 1`);
+  return n;
 }
 
 /** `reconstruct controller`: returns the exit status. */

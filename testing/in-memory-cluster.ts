@@ -17,6 +17,7 @@ import {
 import { createLogger, type Logger } from '../controller/log';
 import { objectKey } from '../controller/kube/object-key';
 import { Reconciler, type ReconcileResult } from '../controller/reconcile/reconciler';
+import type { ReconcilerOptions } from '../controller/reconcile/options';
 import { ExternalRunner } from '../controller/external/runner';
 import { admit, admitAs } from './api-server';
 import { liveReads } from './live-reads';
@@ -126,8 +127,10 @@ export class InMemoryCluster extends InMemoryObjects {
   }
 
   /** A new reconciler working on this cluster (a controller that just started), its events in `events`. */
-  reconciler(): Reconciler {
+  /** A reconciler of this cluster; `tracing` for a test of its spans (controller/tracing). */
+  reconciler(extra: Pick<ReconcilerOptions, 'tracing'> = {}): Reconciler {
     return new Reconciler({
+      ...extra,
       view: this,
       writer: this.writer(),
       events: { emit: (_obj, type, reason, message) => this.events.push({ type, reason, message }) },

@@ -21,6 +21,15 @@ export const REQUESTED_AT_ANNOTATION = 'reconstruct.dev/requested-at';
 export const DRIFT_ANNOTATION = 'reconstruct.dev/drift';
 
 /**
+ * The W3C `traceparent` of the reconcile that last wrote a resource, set by the controller (with tracing
+ * on) on a child that is a resource of another of its kinds: that resource's reconciles link to it.
+ */
+export const TRACEPARENT_ANNOTATION = 'reconstruct.dev/traceparent';
+
+/** The trace id of the reconcile that emitted an Event (with tracing on). */
+export const TRACE_ID_ANNOTATION = 'reconstruct.dev/trace-id';
+
+/**
  * The CustomResourceDefinition's name of a kind (`plural.group`): the same annotation on it suspends the
  * reconcile of every resource of the kind (`reconstruct suspend KIND --kind`).
  */

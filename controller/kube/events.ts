@@ -36,6 +36,8 @@ interface EventRecorderOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The first retry's delay after a network fault; each next one doubles, up to 16 times it. Default: 1000. */
   retryMs?: number;
+  /** Annotations of a new Event, asked where it is emitted (the trace id of the reconcile: controller/tracing). */
+  annotations?: () => Record<string, string> | undefined;
 }
 
 /** One event as sent in the current window: what a repeat patches. */
@@ -98,6 +100,7 @@ export class EventRecorder implements EventSink {
   private readonly busyIntervalMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly retryMs: number;
+  private readonly annotations: () => Record<string, string> | undefined;
 
   constructor(
     private readonly writer: EventWriter,
@@ -112,6 +115,7 @@ export class EventRecorder implements EventSink {
     this.busyIntervalMs = options.busyIntervalMs ?? 1000;
     this.sleep = options.sleep ?? ((ms) => sleep(ms));
     this.retryMs = options.retryMs ?? 1000;
+    this.annotations = options.annotations ?? (() => undefined);
   }
 
   /** Queues an event for the background sender; never throws, never waits. */
@@ -147,11 +151,16 @@ export class EventRecorder implements EventSink {
 
     // Events of cluster-scoped objects live in the default namespace, as kubectl describe expects.
     const eventNamespace = namespace ?? 'default';
+    const annotations = this.annotations();
     const time = new Date(now).toISOString();
     const event = {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: `${name}.${this.suffix(now)}`, namespace: eventNamespace },
+      metadata: {
+        name: `${name}.${this.suffix(now)}`,
+        namespace: eventNamespace,
+        ...(annotations ? { annotations } : {}),
+      },
       involvedObject: {
         apiVersion: object.apiVersion,
         kind: object.kind,

@@ -27,6 +27,8 @@ import { adopt } from './adopt';
 import { applyNeeded } from './converge';
 import { driftIn, type DriftMode } from '../drift/phase';
 import type { DriftRepair } from '../drift/repair';
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { Tracing } from '../tracing/tracing';
 import { ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import { replaceImmutable } from './replace';
 import type { CreatedChild, WriteOnlyChildren } from './write-only';
@@ -66,6 +68,8 @@ export interface ApplyDeps {
   readonly drift: DriftRepair;
   readonly writeOnly: WriteOnlyChildren;
   readonly unseen: UnseenChildren;
+  /** A span per child applied (controller/tracing). */
+  readonly tracing: Tracing;
 }
 
 /** One resource's apply: its key, its children (`desired`) and the write-only children it records. */
@@ -100,13 +104,32 @@ export function applyChildren(deps: ApplyDeps, scope: ApplyScope): Promise<Child
     const started = applies.get(intent);
     if (started) return started;
     const siblings = intent.policy.waitFor.flatMap(({ kind, name }) => byName(kind, name) ?? []);
+    const apply = () =>
+      applyChild({ ...deps, view }, scope, intent, (key, object) => written.set(key, object));
     const applied = Promise.all(siblings.map(run)).then(() =>
-      applyChild({ ...deps, view }, scope, intent, (key, object) => written.set(key, object)),
+      deps.tracing.on ? tracedApply(deps.tracing, intent, apply) : apply(),
     );
     applies.set(intent, applied);
     return applied;
   };
   return Promise.all(scope.desired.map(run));
+}
+
+/** One child's apply in a span `apply <Kind> <name>`, its outcome an attribute. */
+function tracedApply(tracing: Tracing, intent: Intent, apply: () => Promise<ChildOutcome>) {
+  const { child } = intent;
+  const attributes = {
+    'reconstruct.child.kind': child.kind,
+    'reconstruct.child.name': child.metadata.name,
+    'k8s.namespace.name': child.metadata.namespace,
+  };
+  return tracing.span(`apply ${child.kind} ${child.metadata.name}`, attributes, async (span) => {
+    const outcome = await apply();
+    span?.setAttribute('reconstruct.outcome', outcome.kind);
+    if (outcome.drift) span?.setAttribute('reconstruct.drifted_field', outcome.drift.field);
+    if (outcome.kind === 'failed') span?.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
+    return outcome;
+  });
 }
 
 /** The caches, with the objects this reconcile wrote laid over them (newer than the caches' until their events). */
@@ -173,10 +196,11 @@ async function applyChild(
     } else if (!live && intent.initial) {
       // Created with the ignored fields, which a second manager of ours then holds: the next applies
       // leave them out, and they stay until their new owner changes them (server-side apply's hand-over).
-      await writer.apply(type, intent.createBody);
+      await writer.apply(type, deps.tracing.withTraceparent(intent.createBody));
       written = await writer.apply(type, intent.initial, `${writer.fieldManager}-initial`);
     } else {
-      const applied = await deps.drift.apply(type, childKey, intent.applied, log);
+      const body = deps.tracing.withTraceparent(intent.applied);
+      const applied = await deps.drift.apply(type, childKey, body, log);
       written = applied.written;
       if (applied.repaired) why = `repaired drift in ${applied.repaired.join(', ')}`;
     }

@@ -7,6 +7,7 @@ import type { LiveReads } from '../kube/live-reads';
 import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
 import type { ShardLabels } from '../sharding/let-go';
+import type { Tracing } from '../tracing/tracing';
 
 export interface ReconcilerOptions {
   /** The controller's caches (or the in-memory cluster). */
@@ -46,4 +47,6 @@ export interface ReconcilerOptions {
   readonly external?: ExternalSteps;
   /** Counts a child found changed by hand (controller/drift): `reconstruct_drift_total{kind, child_kind}`. */
   readonly drifted?: (kind: string, childKind: string) => void;
+  /** The spans of each reconcile (controller/tracing). @default - Tracing.off */
+  readonly tracing?: Tracing;
 }

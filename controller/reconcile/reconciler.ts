@@ -26,6 +26,8 @@ import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
 import { DriftPhase, driftModeOf, type DriftMode } from '../drift/phase';
+import { reconcileSpan } from '../tracing/reconcile-span';
+import { Tracing } from '../tracing/tracing';
 import { applyChildren, type ApplyDeps, type ApplyScope } from './apply';
 import type { ReconcilerOptions } from './options';
 import { decide, decideInvalid, type Decision } from './decide';
@@ -87,6 +89,7 @@ export class Reconciler {
   private readonly shard: ReconcilerOptions['shard'];
   private readonly external: ExternalPhase;
   private readonly drift: DriftPhase;
+  private readonly tracing: Tracing;
 
   constructor(options: ReconcilerOptions) {
     const { view, writer, events, log, now = () => new Date(), kindAnnotations = () => undefined } = options;
@@ -103,11 +106,12 @@ export class Reconciler {
     this.memory = new ResourceMemory(view, writer, events, log, now, { ...options, kindReads });
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
-    this.apply = { view, writer, drift, writeOnly, unseen };
+    this.apply = { view, writer, drift, writeOnly, unseen, tracing: options.tracing ?? Tracing.off };
     const enqueue = options.enqueue ?? (() => undefined);
     const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue });
     this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now, events);
     this.drift = new DriftPhase({ events, counted: options.drifted });
+    this.tracing = options.tracing ?? Tracing.off;
   }
 
   /** Where the kind's rollout of its revision stands (rollout.ts), for the metrics. */
@@ -121,7 +125,10 @@ export class Reconciler {
 
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const key = objectKey(definition, namespace, name);
-    const result = await this.reconcileResource(definition, key, namespace, name);
+    const resource = () => this.view.get(definition, namespace, name) as CustomResource | undefined;
+    const result = await reconcileSpan(this.tracing, definition, namespace, name, resource, () =>
+      this.reconcileResource(definition, key, namespace, name),
+    );
     // A rollout moves on: the resources whose turn came are reconciled now, not at their recheck.
     if (this.enqueue && definition.revision !== undefined) {
       for (const next of this.rollouts.next(definition)) this.enqueue(definition, next.namespace, next.name);
@@ -143,13 +150,10 @@ export class Reconciler {
     // Gone (the garbage collector removes its children through their ownerReferences), or let go of as
     // its ring's leader asked (it moves to another member): forget it.
     if (!resource || (this.shard && (await letGo(this.writer, definition, resource, this.shard, this.log)))) {
-      this.memory.forget(key);
-      this.rollouts.forget(key);
-      this.external.forget(key);
-      this.drift.forget(key);
+      for (const memory of [this.memory, this.rollouts, this.external, this.drift]) memory.forget(key);
       return {};
     }
-    const log = this.log.child({ kind: definition.kind, namespace, name });
+    const log = this.log.child({ kind: definition.kind, namespace, name, ...this.tracing.logFields() });
     // Suspended: no writes but its status's word for it (a deletion still goes through finalize).
     const suspension = suspensionOf(resource, definition.kind, this.kindAnnotations(definition));
     if (!resource.metadata.deletionTimestamp && suspension) {
@@ -165,19 +169,26 @@ export class Reconciler {
     const token = requestedReconcile(resource);
     const requested = token !== undefined && this.memory.requested(key, token) ? token : undefined;
     const asked = { requested, resumed: saysSuspended(resource) };
-    const inputs = await this.memory.inputs.resolve(definition, resource, log, this.external.observed(key));
+    const phase = this.tracing.phase.bind(this.tracing);
+    const inputs = await phase('inputs', () =>
+      this.memory.inputs.resolve(definition, resource, log, this.external.observed(key)),
+    );
     const synthesis = () => this.memory.syntheses.intents(definition, key, resource, inputs);
     const { finalizer, terminating, writeOnly } = this.memory;
     const children = () => synthesis().map((i) => i.child);
-    const outside = await this.external.finalize(definition, resource, children, !!requested, log);
+    const outside = await phase('external finalize', () =>
+      this.external.finalize(definition, resource, children, !!requested, log),
+    );
     if (outside) return outside;
-    const finalized = await finalize(finalizer, this.ordered, definition, resource, synthesis, log);
+    const finalized = await phase('finalize', () =>
+      finalize(finalizer, this.ordered, definition, resource, synthesis, log),
+    );
     if (finalized) return finalized;
     const pausedMs = terminating.pausedMs(namespace);
     if (pausedMs !== undefined) return { requeueAfterMs: pausedMs };
     let desired: Intent[];
     try {
-      desired = synthesis();
+      desired = this.tracing.spanSync('synthesize', {}, synthesis);
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
       return this.invalid({ key, definition, resource, log }, err, asked);
@@ -185,7 +196,6 @@ export class Reconciler {
     const created = writeOnly.records(key, resource);
     const changes = () => changesChildren(desired, this.view, namespace);
     const gate = this.rollouts.gate(definition, resource, changes);
-    const held = gate.held;
     const scope: Scope = {
       key,
       definition,
@@ -195,14 +205,16 @@ export class Reconciler {
       log,
       asked,
       gate,
-      held,
+      held: gate.held,
       driftMode: driftModeOf(resource, this.kindAnnotations(definition)),
     };
-    const applied = await this.applyPhase(scope);
+    const applied = await phase('apply', () => this.applyPhase(scope));
     if (!('created' in applied)) return applied;
-    const { summary, syncWaits } = await this.pruneAndSync(scope, applied);
-    const external = await this.external.step(definition, resource, !!(requested || asked.resumed), log);
-    return this.statusPhase(scope, summary, syncWaits, external);
+    const { summary, syncWaits } = await phase('prune', () => this.pruneAndSync(scope, applied));
+    const external = await phase('external', () =>
+      this.external.step(definition, resource, !!(requested || asked.resumed), log),
+    );
+    return phase('status', () => this.statusPhase(scope, summary, syncWaits, external));
   }
 
   /** The synthesize phase's end when the construct refuses the spec: said, and not retried. */

@@ -38,6 +38,7 @@ import { Reconciler } from '../reconcile/reconciler';
 import { reportUnavailable } from '../reconcile/status';
 import { ExternalRunner } from '../external/runner';
 import { BUCKET_LABEL, type HashRanges } from '../sharding/ring';
+import { Tracing } from '../tracing/tracing';
 
 interface ManagerOptions {
   /** Namespaces to watch; empty for all. Cluster-scoped kinds are always watched cluster-wide. */
@@ -56,6 +57,8 @@ interface ManagerOptions {
    * sharded list and watch give them (nothing until reshard).
    */
   shardedWatch?: boolean;
+  /** The spans of the reconciles (controller/tracing). @default - Tracing.off */
+  tracing?: Tracing;
 }
 
 export class Manager implements ClusterView {
@@ -113,7 +116,11 @@ export class Manager implements ClusterView {
       log,
     );
     // Events yield to reconciles: while resources wait in the queue, they go out at a trickle.
-    this.events = new EventRecorder(writer, log, { busy: () => this.queue.length > 0 });
+    const tracing = options.tracing ?? Tracing.off;
+    this.events = new EventRecorder(writer, log, {
+      busy: () => this.queue.length > 0,
+      ...(tracing.on ? { annotations: tracing.eventAnnotations } : {}),
+    });
     const enqueue = (kind: Kind, ns: string | undefined, name: string) =>
       this.queue.add(objectKey(kind, ns, name));
     this.external = new ExternalRunner({ reader: writer, enqueue });
@@ -141,6 +148,7 @@ export class Manager implements ClusterView {
       external: this.external,
       inputWatches: this.inputWatches,
       drifted: (kind, childKind) => metrics.drifted(kind, childKind),
+      tracing,
     });
     const revised = kinds.kinds.filter((k) => k.revision !== undefined);
     if (revised.length > 0) {

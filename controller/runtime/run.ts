@@ -4,8 +4,8 @@
  * its flags into these settings; a program that embeds the controller calls `runController` itself.
  */
 import { hostname } from 'node:os';
-import { createHash, randomBytes } from 'node:crypto';
-import { KindRegistry, type Kind, type RolloutOptions } from '../../constructs/kit';
+import { randomBytes } from 'node:crypto';
+import { KindRegistry, type Kind } from '../../constructs/kit';
 import { Campaign } from './campaign';
 import { LeaderElector } from './leader';
 import { RING_LABEL, drainLabel, memberName, shardLabel } from '../sharding/members';
@@ -14,122 +14,22 @@ import { ShardMember } from '../sharding/member';
 import { sharderMetrics, watchShare } from '../sharding/metrics';
 import { SettingsError, chooseReadPath, shareCheck } from '../sharding/read-path';
 import { loadClient } from '../kube/client';
-import { createLogger, type Logger } from '../log';
+import { createLogger } from '../log';
 import { Manager } from './manager';
 import { Stopping, withTimeout } from './stopping';
 import { Metrics, observeRequests } from './metrics';
 import { MetricsAuthorizer } from './metrics-auth';
 import { HealthServer, hostOf, isLoopback } from './server';
 import { metricsCertificate } from '../kube/self-signed';
-import type { KindSources } from '../serving/messages';
 import { ServingThread } from '../serving/thread';
+import { startTracing } from '../tracing/setup';
+import { traceRequests } from '../tracing/requests';
+import { version } from '../../package.json';
 import { startConversionWebhook } from '../serving/conversions';
 
-/** The controller's settings; each has a command-line flag (see `reconstruct controller --help`). */
-export interface ControllerSettings {
-  kubeconfig?: string;
-  namespaces: string[];
-  workers: number;
-  leaderElect: boolean;
-  leaseName: string;
-  leaseNamespace: string;
-  leaseDurationMs: number;
-  fieldManager: string;
-  metricsAddr: string;
-  /**
-   * /metrics over TLS, each scrape's bearer token checked by a TokenReview and a SubjectAccessReview.
-   * @default - true unless metricsAddr is a loopback address (a local run)
-   */
-  metricsSecure?: boolean;
-  /**
-   * A folder holding the metrics server's `tls.crt` and `tls.key` (a cert-manager Secret, mounted).
-   * @default - a self-signed certificate made at start, as controller-runtime's
-   */
-  metricsCertDir?: string;
-  healthAddr: string;
-  /**
-   * Where the conversion webhook of the kinds with several versions listens; "0" serves none (the API
-   * server then cannot read or write their other versions).
-   */
-  webhookAddr: string;
-  /**
-   * Where the API server calls it: a Service `namespace/name` in front of the replicas (the install's), or
-   * else a URL.
-   * @default - https://127.0.0.1:<the port bound>/convert: a local run, the API server on the same host
-   */
-  webhookService?: string;
-  webhookUrl?: string;
-  /** How long its serving certificates last, in days (rotated when a third is left). @default 90 */
-  webhookCertDays?: number;
-  /** tls.crt and tls.key issued and rotated by someone else (cert-manager): see ConversionWebhookOptions. */
-  webhookCertDir?: string;
-  /** How often it looks at its certificate and the shared CA. @default 60 s */
-  webhookCheckMs?: number;
-  resyncMs: number;
-  shutdownMs: number;
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
-  logFormat: 'json' | 'text';
-  /** Rollout settings that override every kind's (`--rollout-*`; see RolloutOptions). */
-  rollout?: RolloutOptions;
-  /**
-   * Only the resources this label selector selects, and their children (which carry their resource's
-   * labels of the keys it names): one shard of several controllers, each with a selector and a Lease of
-   * its own. @default - every resource
-   */
-  watchLabelSelector?: string;
-  /**
-   * Share the resources among the replicas (controller/sharding): each a member of the ring through a
-   * Lease of its own, the ring's leader (the holder of `leaseName`) assigning resources to members by
-   * consistent hashing, each member reconciling and caching only its own.
-   */
-  sharding?: boolean;
-  /**
-   * How members read their share (resources are placed by their uid either way). `on`: the API server's
-   * sharded list and watch (KEP-5866) of the member's hash ranges, and its children by the bucket label
-   * each carries; nothing is written to move a resource. `off`: a label the ring's leader writes on each
-   * resource, copied onto its children. `auto`: `on` when the API server serves it. @default 'auto'
-   */
-  shardedWatch?: 'auto' | 'on' | 'off';
-  /** The ring's name, in the labels of its Leases and resources. @default - leaseName */
-  shardRing?: string;
-  /** @default - a logger of logLevel and logFormat on standard error */
-  log?: Logger;
-  /**
-   * The modules the kinds come from (as `--kinds` takes them, absolute paths, and whether the built-in
-   * kinds are among them): the serving thread loads them again and converts there, off the main thread.
-   * `reconstruct controller` sets it from its flags.
-   * @default - conversions on the main thread (kinds given as objects)
-   */
-  kindsFrom?: KindSources;
-}
+import { DEFAULT_SETTINGS, defaultLeaseName, type ControllerSettings } from './settings';
 
-export { SettingsError };
-
-export const DEFAULT_SETTINGS: ControllerSettings = {
-  namespaces: [],
-  workers: 4,
-  leaderElect: false,
-  leaseName: 'reconstruct-controller',
-  leaseNamespace: 'default',
-  leaseDurationMs: 15_000,
-  fieldManager: 'reconstruct',
-  metricsAddr: '127.0.0.1:8080',
-  healthAddr: '127.0.0.1:8081',
-  webhookAddr: '127.0.0.1:9443',
-  resyncMs: 36_000_000, // ten hours, as controller-runtime: watches bring every change; see DESIGN.md
-  shutdownMs: 20_000,
-  logLevel: 'info',
-  logFormat: 'json',
-};
-
-/**
- * The Lease of a controller with `selector`: one of its own (static shards each elect their leader), named
- * by a hash of the selector so that every replica of the shard finds the same; else the default.
- */
-export function defaultLeaseName(selector?: string): string {
-  if (!selector) return DEFAULT_SETTINGS.leaseName;
-  return `${DEFAULT_SETTINGS.leaseName}-${createHash('sha256').update(selector.trim()).digest('hex').slice(0, 10)}`;
-}
+export { DEFAULT_SETTINGS, SettingsError, defaultLeaseName, type ControllerSettings };
 
 /**
  * Runs the controller for `kinds` until SIGTERM or SIGINT (or `signal` aborts), then shuts down within
@@ -156,6 +56,13 @@ export async function runController(
   const sharding = settings.sharding
     ? { ring: settings.shardRing ?? settings.leaseName, member: memberName(hostname(), suffix) }
     : undefined;
+  const traces = startTracing(settings.tracing ?? {}, log, {
+    version,
+    instance: identity,
+    member: sharding?.member,
+    kinds: registry.kinds,
+  });
+  traceRequests(client, traces.tracing);
   const readPath = sharding ? await chooseReadPath(client, settings, log, signal) : undefined;
   if (sharding) {
     const { ring, member } = sharding;
@@ -179,6 +86,7 @@ export async function runController(
         ? { shard: { label: shardLabel(sharding.ring), drain: drainLabel(sharding.ring) } }
         : {}),
       shardedWatch: readPath === 'ranges',
+      tracing: traces.tracing,
     },
     log,
     metrics,
@@ -389,6 +297,7 @@ export async function runController(
   await manager.stop();
   await webhook?.stop();
   await Promise.all([...servers.map((s) => s.close()), serving.close()]);
+  await traces.shutdown();
   // Losing the lease without being asked to stop is a failure: the Deployment restarts us as a standby.
   return stopping.exitCode;
 }

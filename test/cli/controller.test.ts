@@ -60,6 +60,21 @@ describe('reconstruct controller settings', () => {
     );
   });
 
+  it('traces only when an OTLP endpoint or a sampling ratio is given, and checks both', () => {
+    const settings = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+      parseSettings(argv, env) as Exclude<ReturnType<typeof parseSettings>, 'help'>;
+    expect(settings([]).tracing).toBeUndefined();
+    expect(
+      settings(['--otlp-endpoint', 'http://collector:4318'], { RECONSTRUCT_TRACE_SAMPLING: '0.1' }).tracing,
+    ).toEqual({ endpoint: 'http://collector:4318', sampleRatio: 0.1 });
+    expect(() => parseSettings(['--otlp-endpoint', 'collector:4318'], {})).toThrow(
+      '--otlp-endpoint: "collector:4318" is not an http(s) URL (e.g. http://otel-collector:4318)',
+    );
+    expect(() => parseSettings(['--trace-sampling', '10'], {})).toThrow(
+      '--trace-sampling: "10" is not a number from 0 to 1',
+    );
+  });
+
   it('secures /metrics only when asked, else by the address (controller/runtime/run.ts decides)', () => {
     const settings = (argv: string[]) =>
       parseSettings(argv, {}) as Exclude<ReturnType<typeof parseSettings>, 'help'>;
