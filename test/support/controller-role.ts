@@ -9,6 +9,7 @@
  * in namespaces of their own. `{ sharding: true }`: the identity of `install --sharding`'s controllers,
  * whose lease rules are wider (test/controller/sharding).
  */
+import { cacheFleetKind } from '../fixtures/kinds/cache-fleet';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +37,7 @@ export const TESTED_KINDS: readonly Kind[] = [
   bannerKind,
   zoneRecordKind,
   webFrontKind,
+  cacheFleetKind,
 ];
 
 const NAMESPACE = 'reconstruct-tests';
