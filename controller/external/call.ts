@@ -9,6 +9,7 @@ import type { Logger } from '../log';
 import { SecretReads } from './secrets';
 import { EXTERNAL_ERROR, masked } from './steps';
 import type { ExternalAction } from './verdict';
+import { Tracing } from '../tracing/tracing';
 
 /** A handler's failure, as the resource's Ready condition says it. */
 export interface Failure {
@@ -111,4 +112,28 @@ function failureOf(err: unknown, secrets: readonly string[]): Failure {
   }
   const message = err instanceof Error ? err.message : String(err);
   return { reason: EXTERNAL_ERROR, message: masked(message, secrets) };
+}
+
+/**
+ * `callHandler` as a function to call at the limiter's turn, in a span `external <action>` (its object, a
+ * failure's reason) that is a child of the reconcile that started it, whenever the turn comes.
+ */
+export function tracedCall(
+  tracing: Tracing = Tracing.off,
+  call: Call,
+  described: string,
+  secrets: SecretReads,
+  stop: AbortSignal,
+): () => ReturnType<typeof callHandler> {
+  const attributes = { 'reconstruct.external.action': call.action, 'reconstruct.external.object': described };
+  return tracing.bind(() =>
+    tracing.span(`external ${call.action}`, attributes, async (span) => {
+      const outcome = await callHandler(call, secrets, stop);
+      if ('failure' in outcome) {
+        span?.setAttribute('reconstruct.external.failure', outcome.failure.reason);
+        tracing.failed(span, outcome.failure.message);
+      }
+      return outcome;
+    }),
+  );
 }

@@ -17,7 +17,8 @@ import { OBSERVE_INTERVAL_ANNOTATION, type CustomResource, type Kind } from '../
 import { durationSeconds, type ExternalWork } from '../../constructs/kit/external';
 import { objectKey, parseObjectKey } from '../kube/object-key';
 import type { Logger } from '../log';
-import { callHandler, type Failure } from './call';
+import { tracedCall, type Failure } from './call';
+import type { Tracing } from '../tracing/tracing';
 import { Claims } from './claims';
 import { Limiter } from './limiter';
 import { SECRET_RECHECK_MS, SecretReads } from './secrets';
@@ -70,6 +71,8 @@ export interface ExternalRunnerOptions {
   readonly random?: () => number;
   /** How often the Secrets the handlers read are read again for a change (recheckSecrets). */
   readonly recheckSecretsMs?: number;
+  /** A span per handler call, a child of the reconcile that started it (controller/tracing). */
+  readonly tracing?: Tracing;
 }
 
 export class ExternalRunner implements ExternalSteps {
@@ -274,20 +277,12 @@ export class ExternalRunner implements ExternalSteps {
       described: definition.external!.describe(desired),
       existed: entry.observation?.value !== undefined,
     };
+    const observed = entry.observation?.value;
+    const call = { definition, resource, action, desired, observed, log, freshSecrets };
+    const { secrets, stopping, options } = this;
+    const handler = tracedCall(options.tracing, call, what.described, secrets, stopping.signal);
     const run = this.limiter(definition).run(async () => {
-      const outcome = await callHandler(
-        {
-          definition,
-          resource,
-          action,
-          desired,
-          observed: entry.observation?.value,
-          log,
-          freshSecrets,
-        },
-        this.secrets,
-        this.stopping.signal,
-      );
+      const outcome = await handler();
       if ('value' in outcome) this.succeeded(key, entry, action, outcome.value, print, log, what);
       else {
         this.failed(entry, action, outcome.failure, log);

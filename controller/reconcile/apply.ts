@@ -27,7 +27,6 @@ import { adopt } from './adopt';
 import { applyNeeded } from './converge';
 import { driftIn, type DriftMode } from '../drift/phase';
 import type { DriftRepair } from '../drift/repair';
-import { SpanStatusCode } from '@opentelemetry/api';
 import type { Tracing } from '../tracing/tracing';
 import { ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import { replaceImmutable } from './replace';
@@ -127,7 +126,7 @@ function tracedApply(tracing: Tracing, intent: Intent, apply: () => Promise<Chil
     const outcome = await apply();
     span?.setAttribute('reconstruct.outcome', outcome.kind);
     if (outcome.drift) span?.setAttribute('reconstruct.drifted_field', outcome.drift.field);
-    if (outcome.kind === 'failed') span?.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
+    if (outcome.kind === 'failed') tracing.failed(span, outcome.message ?? outcome.label);
     return outcome;
   });
 }

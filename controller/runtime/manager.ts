@@ -123,7 +123,7 @@ export class Manager implements ClusterView {
     });
     const enqueue = (kind: Kind, ns: string | undefined, name: string) =>
       this.queue.add(objectKey(kind, ns, name));
-    this.external = new ExternalRunner({ reader: writer, enqueue });
+    this.external = new ExternalRunner({ reader: writer, enqueue, tracing });
     this.inputWatches = new ReferenceWatches(client, {
       enqueue: (key, type, event) => {
         this.queue.addBatched(key, GATHER_MS);

@@ -77,6 +77,11 @@ export class Tracing {
     return this.tracer ? this.span(name, {}, fn) : fn();
   }
 
+  /** `fn`, to run later (a queue's turn) in the context active now: its spans are children of today's. */
+  bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+    return this.tracer ? context.bind(context.active(), fn) : fn;
+  }
+
   /** `span` for work that does not wait (a synthesis). */
   spanSync<T>(name: string, attributes: Attributes, fn: (span: Span | undefined) => T): T {
     const tracer = this.tracer;
@@ -104,6 +109,11 @@ export class Tracing {
     const span = tracer.startSpan(name, { attributes, startTime: end - seconds * 1000 });
     if (error !== undefined) failed(span, error);
     span.end(end);
+  }
+
+  /** Marks `span` (when there is one) as failed with `message`. */
+  failed(span: Span | undefined, message: string): void {
+    if (span) span.setStatus({ code: SpanStatusCode.ERROR, message });
   }
 
   /** The active trace's id, for the log lines and events of the reconcile; undefined when off or outside one. */

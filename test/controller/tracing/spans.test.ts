@@ -11,11 +11,19 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-node';
-import { DEPLOYMENT, TRACEPARENT_ANNOTATION, TRACE_ID_ANNOTATION, memcachedKind } from '../../../constructs';
+import {
+  DEPLOYMENT,
+  SECRET,
+  TRACEPARENT_ANNOTATION,
+  TRACE_ID_ANNOTATION,
+  memcachedKind,
+} from '../../../constructs';
 import { EventRecorder } from '../../../controller/kube/events';
 import { createLogger } from '../../../controller/log';
 import { Tracing, groupKind } from '../../../controller/tracing/tracing';
-import { InMemoryCluster } from '../../../testing';
+import { FakeProvider, InMemoryCluster } from '../../../testing';
+import { ExternalRunner } from '../../../controller/external/runner';
+import { dnsRecordKind, type ProviderRecord } from '../../fixtures/kinds/dns-record';
 import { NS, kinds } from '../reconcile/reconciler-helpers';
 
 const exporter = new InMemorySpanExporter();
@@ -115,6 +123,35 @@ describe('a reconcile, traced', () => {
     const child = named('apply Deployment cache');
     expect(child.attributes['reconstruct.outcome']).toBe('failed');
     expect(child.status).toMatchObject({ code: 2, message: expect.stringContaining('timed out') as string });
+  });
+});
+
+describe("a kind's work outside Kubernetes", () => {
+  it('is a span per handler call, a child of the external phase of the reconcile that started it', async () => {
+    const provider = new FakeProvider<ProviderRecord>();
+    const kind = dnsRecordKind(provider);
+    const dns = new InMemoryCluster([kind]);
+    dns.put(SECRET, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'dns-provider', namespace: 'default' },
+      data: { token: Buffer.from('t0ken').toString('base64') },
+    });
+    dns.external = new ExternalRunner({ reader: dns.writer(), enqueue: () => undefined, tracing });
+    dns.putResource(kind, 'www', { zone: 'example.com', name: 'www', values: ['192.0.2.1'] }, 'default');
+    const reconciler = dns.reconciler({ tracing });
+    await reconciler.reconcile(kind, 'default', 'www'); // its finalizer first
+    exporter.reset();
+    await reconciler.reconcile(kind, 'default', 'www');
+    await dns.external.idle();
+    const call = spans().find((s) => s.name.startsWith('external ') && s.name !== 'external finalize')!;
+    expect(call.name).toBe('external observe');
+    expect(call.attributes['reconstruct.external.action']).toBe('observe');
+    const phase = spans().find((s) => s.spanContext().spanId === parentOf(call));
+    expect(phase?.name).toBe('external');
+    expect(phase?.spanContext().traceId).toBe(named('reconcile DnsRecord').spanContext().traceId);
+    expect(provider.calls.map((c) => c.op)).toContain('get');
+    expect(call.attributes['reconstruct.external.failure']).toBeUndefined();
   });
 });
 
