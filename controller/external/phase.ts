@@ -14,6 +14,7 @@ import type { ClusterView } from '../../constructs/kit';
 import { isConflict, isNotFound } from '../kube/errors';
 import type { Writer } from '../kube/writer';
 import type { EventSink } from '../kube/events';
+import type { DriftMode } from '../drift/phase';
 import type { Logger } from '../log';
 import { CONFLICT_RETRY_MS } from '../reconcile/finalize';
 import { heldStatusFields, writeStatus } from '../reconcile/status';
@@ -97,10 +98,16 @@ export class ExternalPhase {
     definition: Kind,
     resource: CustomResource,
     asked: boolean,
+    driftMode: DriftMode,
     log: Logger,
   ): Promise<ExternalState | undefined> {
     if (!definition.external) return undefined;
-    const state = await this.steps.step(definition, resource, { deleting: false, now: asked }, log);
+    const state = await this.steps.step(
+      definition,
+      resource,
+      { deleting: false, now: asked, driftMode },
+      log,
+    );
     return this.announce(resource, state);
   }
 }

@@ -18,6 +18,7 @@ import { durationSeconds, type ExternalWork } from '../../constructs/kit/externa
 import { objectKey, parseObjectKey } from '../kube/object-key';
 import type { Logger } from '../log';
 import { tracedCall, type Failure } from './call';
+import { ExternalDrift, leftAsItIs } from './drift';
 import type { Tracing } from '../tracing/tracing';
 import { Claims } from './claims';
 import { Limiter } from './limiter';
@@ -57,6 +58,7 @@ interface Entry {
   news: ExternalEvent[];
   /** Another resource of the kind holds the object this one names (Claims): said once as an event. */
   standingAside?: string;
+  readonly drift: ExternalDrift;
 }
 
 /** The Ready reason of a resource whose object another resource of its kind holds. */
@@ -106,7 +108,7 @@ export class ExternalRunner implements ExternalSteps {
   private stepNow(
     definition: Kind,
     resource: CustomResource,
-    { deleting, now: asked }: StepOptions,
+    { deleting, now: asked, driftMode = 'correct' }: StepOptions,
     log: Logger,
   ): ExternalState {
     const work = definition.external!;
@@ -119,6 +121,7 @@ export class ExternalRunner implements ExternalSteps {
       stale: false,
       freshSecrets: false,
       news: [],
+      drift: new ExternalDrift(),
     };
     this.entries.set(key, entry);
     if (asked) {
@@ -136,12 +139,15 @@ export class ExternalRunner implements ExternalSteps {
     const said = verdict(work, resource, desired, observation, deleting);
     const observed = entry.observation?.value;
     const { failure } = entry;
+    const found = entry.drift.judge(print, said, key, work.describe(desired)); // none without differences
+    const left = driftMode === 'warn' ? found : undefined;
+    const judged = left ? leftAsItIs(left) : said.readiness;
+    const drifts = entry.drift.reports(driftMode, found);
     // A retained object is gone for its resource whatever its handlers last said: none runs for it again.
     const gone = said.gone && (!failure || work.retain(resource));
     const state = (afterMs?: number): ExternalState => ({
-      readiness: failure
-        ? { ready: false, reason: failure.reason, message: failure.message }
-        : said.readiness,
+      readiness: failure ? { ready: false, reason: failure.reason, message: failure.message } : judged,
+      ...(drifts.length > 0 ? { drifts } : {}),
       ...(observed !== undefined ? { observed } : {}),
       ...(gone ? { gone: true } : {}),
       ...(afterMs !== undefined ? { afterMs: Math.max(afterMs, 0) } : {}),
@@ -150,8 +156,9 @@ export class ExternalRunner implements ExternalSteps {
     if (said.gone && (!due || work.retain(resource))) return state();
     if (entry.running) return state(); // Its end queues the resource.
     if (failure && clock < failure.retryAt) return state(failure.retryAt - clock);
-    const action = due ? 'observe' : said.action;
+    const action = due ? 'observe' : left ? undefined : said.action;
     if (action) {
+      entry.drift.applying(action === 'apply' ? found : undefined);
       this.start(key, entry, action, resource, desired, print, log);
       return state();
     }
@@ -283,6 +290,7 @@ export class ExternalRunner implements ExternalSteps {
     const handler = tracedCall(options.tracing, call, what.described, secrets, stopping.signal);
     const run = this.limiter(definition).run(async () => {
       const outcome = await handler();
+      entry.drift.ended('value' in outcome);
       if ('value' in outcome) this.succeeded(key, entry, action, outcome.value, print, log, what);
       else {
         this.failed(entry, action, outcome.failure, log);

@@ -4,7 +4,9 @@
  * in a dry run it observes and says what it would change instead (DryRunExternal).
  */
 import type { CustomResource, Kind, Readiness } from '../../constructs/kit';
+import type { DriftMode } from '../drift/phase';
 import type { Logger } from '../log';
+import type { DriftedChild } from '../reconcile/intent';
 
 export interface ExternalState {
   /** Its part of the resource's Ready condition: ready when the object is as the spec wants (or gone). */
@@ -17,6 +19,8 @@ export interface ExternalState {
   readonly afterMs?: number;
   /** What happened since the last step, for the resource's events: made, changed, deleted, a new failure. */
   readonly events?: readonly ExternalEvent[];
+  /** The object's drift to report (controller/drift): left as it is (warn), or repaired since (correct). */
+  readonly drifts?: readonly DriftedChild[];
 }
 
 /** An event on the resource about its external object. */
@@ -31,6 +35,8 @@ export interface StepOptions {
   readonly deleting: boolean;
   /** A user asked for a reconcile now (or a resume): observe again now, backoff forgotten. */
   readonly now: boolean;
+  /** What becomes of the object changed out of band (controller/drift). @default 'correct' */
+  readonly driftMode?: DriftMode;
 }
 
 export interface ExternalSteps {

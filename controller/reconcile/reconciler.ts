@@ -212,7 +212,7 @@ export class Reconciler {
     if (!('created' in applied)) return applied;
     const { summary, syncWaits } = await phase('prune', () => this.pruneAndSync(scope, applied));
     const external = await phase('external', () =>
-      this.external.step(definition, resource, !!(requested || asked.resumed), log),
+      this.external.step(definition, resource, !!(requested || asked.resumed), scope.driftMode, log),
     );
     return phase('status', () => this.statusPhase(scope, summary, syncWaits, external));
   }
@@ -338,7 +338,8 @@ export class Reconciler {
     const note = rolloutEvent(resource, gate, definition.revision);
     if (note) this.events.emit(resource, note.type, note.reason, note.message);
     const rollout = (ready: boolean) => this.rollouts.condition(gate, ready, definition.revision);
-    const drifted = this.drift.report(key, definition.kind, resource, scope.driftMode, summary.drifts);
+    const drifts = [...summary.drifts, ...(external?.drifts ?? [])];
+    const drifted = this.drift.report(key, definition.kind, resource, scope.driftMode, drifts);
     const result = await this.settle(
       key,
       definition,

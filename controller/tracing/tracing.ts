@@ -49,6 +49,22 @@ export class Tracing {
   }
 
   /**
+   * The tracer, when a span started now would be recorded: not when off, nor inside a trace the sampler
+   * left out (its spans would be dropped anyway; not starting them saves a context switch per phase).
+   */
+  private recording(): Tracer | undefined {
+    if (!this.tracer) return undefined;
+    const active = trace.getActiveSpan();
+    return !active || active.isRecording() ? this.tracer : undefined;
+  }
+
+  /** The active span, when it is recorded (sampled). */
+  private static recorded(): Span | undefined {
+    const active = trace.getActiveSpan();
+    return active?.isRecording() ? active : undefined;
+  }
+
+  /**
    * Runs `fn` in a span named `name`, a child of the active one: its outcome ends it (an error is recorded
    * on it and thrown again). `fn` is given the span to add attributes to, when there is one.
    */
@@ -58,7 +74,7 @@ export class Tracing {
     fn: (span: Span | undefined) => Promise<T>,
     links?: Link[],
   ): Promise<T> {
-    const tracer = this.tracer;
+    const tracer = this.recording();
     if (!tracer) return fn(undefined);
     return tracer.startActiveSpan(name, { attributes, ...(links ? { links } : {}) }, async (span) => {
       try {
@@ -74,17 +90,17 @@ export class Tracing {
 
   /** A phase of the reconcile: a span of that name around `fn`, or `fn` as it is. */
   phase<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    return this.tracer ? this.span(name, {}, fn) : fn();
+    return this.recording() ? this.span(name, {}, fn) : fn();
   }
 
   /** `fn`, to run later (a queue's turn) in the context active now: its spans are children of today's. */
   bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
-    return this.tracer ? context.bind(context.active(), fn) : fn;
+    return this.tracer && Tracing.recorded() ? context.bind(context.active(), fn) : fn;
   }
 
   /** `span` for work that does not wait (a synthesis). */
   spanSync<T>(name: string, attributes: Attributes, fn: (span: Span | undefined) => T): T {
-    const tracer = this.tracer;
+    const tracer = this.recording();
     if (!tracer) return fn(undefined);
     return tracer.startActiveSpan(name, { attributes }, (span) => {
       try {
@@ -104,7 +120,7 @@ export class Tracing {
    */
   ended(name: string, attributes: Attributes, seconds: number, error?: unknown): void {
     const tracer = this.tracer;
-    if (!tracer || !trace.getActiveSpan()) return;
+    if (!tracer || !Tracing.recorded()) return;
     const end = Date.now();
     const span = tracer.startSpan(name, { attributes, startTime: end - seconds * 1000 });
     if (error !== undefined) failed(span, error);
@@ -116,10 +132,13 @@ export class Tracing {
     if (span) span.setStatus({ code: SpanStatusCode.ERROR, message });
   }
 
-  /** The active trace's id, for the log lines and events of the reconcile; undefined when off or outside one. */
+  /**
+   * The active trace's id, for the log lines and events of the reconcile; undefined when off, outside one,
+   * or in one the sampler left out (there is nothing to find by that id).
+   */
   traceId(): string | undefined {
     if (!this.tracer) return undefined;
-    const ctx = trace.getActiveSpan()?.spanContext();
+    const ctx = Tracing.recorded()?.spanContext();
     return ctx && trace.isSpanContextValid(ctx) ? ctx.traceId : undefined;
   }
 
@@ -140,7 +159,7 @@ export class Tracing {
    * its reconciles link to this one. As it is otherwise, when off, or outside a span.
    */
   withTraceparent<T extends KubeObject>(object: T): T {
-    if (!this.tracer || !this.kinds.has(groupKind(object)) || !trace.getActiveSpan()) return object;
+    if (!this.tracer || !this.kinds.has(groupKind(object)) || !Tracing.recorded()) return object;
     const carrier: Record<string, string> = {};
     propagator.inject(context.active(), carrier, carrierSetter);
     if (!carrier.traceparent) return object;

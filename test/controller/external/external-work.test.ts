@@ -315,7 +315,10 @@ describe('events', () => {
     provider.change(FQDN, { type: 'A', ttl: 1, values: ['x'], serial: 2 });
     annotate({ [REQUESTED_AT_ANNOTATION]: 'drifted' });
     await converge();
-    expect(said()).toEqual([`Normal Updated: updated DNS record ${FQDN}`]);
+    expect(said()).toEqual([
+      `Normal Updated: updated DNS record ${FQDN}`,
+      `Normal DriftCorrected: DNS record ${FQDN}: ttl: 1 -> 300 was changed outside the construct; set back to what the construct renders`,
+    ]);
     provider.down();
     annotate({ [REQUESTED_AT_ANNOTATION]: 'down' });
     for (let i = 0; i < 3; i++) cluster.clock += (await converge()).requeueAfterMs ?? 0;

@@ -4,8 +4,9 @@
  * each a child of the right one; the trace id in the log lines; the link to the trace that wrote the
  * resource; and nothing at all when tracing is off.
  */
-import { context, trace, type Span } from '@opentelemetry/api';
+import { context, trace, type Span, type Tracer } from '@opentelemetry/api';
 import {
+  AlwaysOffSampler,
   InMemorySpanExporter,
   NodeTracerProvider,
   SimpleSpanProcessor,
@@ -221,6 +222,31 @@ describe('events', () => {
       { [TRACE_ID_ANNOTATION]: traceId },
       undefined,
     ]);
+  });
+});
+
+describe('a reconcile the sampler leaves out', () => {
+  it('starts no span but its own, and names no trace in its log lines', async () => {
+    const unsampled = new NodeTracerProvider({ sampler: new AlwaysOffSampler() }).getTracer('test');
+    let started = 0;
+    const counting = {
+      startSpan: (...args: Parameters<Tracer['startSpan']>) => {
+        started++;
+        return unsampled.startSpan(...args);
+      },
+      startActiveSpan: (...args: unknown[]) => {
+        started++;
+        return (unsampled.startActiveSpan as (...a: unknown[]) => unknown)(...args);
+      },
+    } as Tracer;
+    const lines: string[] = [];
+    cluster.log = createLogger({ write: (line) => lines.push(line), level: 'info' });
+    cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
+    await cluster.reconciler({ tracing: new Tracing(counting) }).reconcile(memcachedKind, NS, 'cache');
+    expect(started).toBe(1);
+    expect(cluster.any(DEPLOYMENT, NS, 'cache')).toBeDefined();
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).not.toContain('trace_id');
   });
 });
 
