@@ -48,12 +48,11 @@ const DRIFTED_AT = 'drifted at ';
  */
 export function driftIn(
   why: string | undefined,
-  key: string,
   child: { readonly kind: string; readonly metadata: { readonly name: string } },
 ): DriftedChild | undefined {
   if (!why?.startsWith(DRIFTED_AT)) return undefined;
   const field = fieldOf(why.slice(DRIFTED_AT.length));
-  return { key, child: `${child.kind} ${child.metadata.name}`, childKind: child.kind, field };
+  return { child: `${child.kind} ${child.metadata.name}`, childKind: child.kind, field };
 }
 
 /** What the phase reports through: the events, and the metric (`reconstruct_drift_total{kind, child_kind}`). */

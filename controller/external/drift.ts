@@ -25,7 +25,7 @@ export class ExternalDrift {
    * What an observation of the object for the spec of fingerprint `print` says of drift: the drift, when
    * the object was as this spec wants and is no longer; undefined otherwise (it is, or the spec changed).
    */
-  judge(print: string, said: Verdict, key: string, described: string): DriftedChild | undefined {
+  judge(print: string, said: Verdict, described: string): DriftedChild | undefined {
     const differences = said.differences ?? [];
     if (differences.length === 0) {
       if (!said.action) this.inSyncFor = print;
@@ -33,7 +33,6 @@ export class ExternalDrift {
     }
     if (this.inSyncFor !== print) return undefined;
     return {
-      key: `${key} external`,
       child: described,
       childKind: EXTERNAL_CHILD_KIND,
       field: differences[0],

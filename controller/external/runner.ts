@@ -139,7 +139,7 @@ export class ExternalRunner implements ExternalSteps {
     const said = verdict(work, resource, desired, observation, deleting);
     const observed = entry.observation?.value;
     const { failure } = entry;
-    const found = entry.drift.judge(print, said, key, work.describe(desired)); // none without differences
+    const found = entry.drift.judge(print, said, work.describe(desired)); // none without differences
     const left = driftMode === 'warn' ? found : undefined;
     const judged = left ? leftAsItIs(left) : said.readiness;
     const drifts = entry.drift.reports(driftMode, found);

@@ -177,7 +177,7 @@ async function applyChild(
   if (live) deps.unseen.seen(key, childKey);
   if (policy.createOnly && live) return { kind: 'unchanged', label }; // Never updated.
   let why = policy.createOnly ? 'missing' : applyNeeded(intent.applied, live);
-  const drift = driftIn(why, childKey, child);
+  const drift = driftIn(why, child);
   if (drift && scope.driftMode === 'warn') return { kind: 'unchanged', label, drift };
   if (!why || (scope.held && live)) return { kind: 'unchanged', label };
   let written: Manifest | undefined;

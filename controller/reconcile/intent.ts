@@ -88,8 +88,6 @@ export interface ChildOutcome {
 
 /** A child changed by hand since the controller applied it: its applied hash matches, a rendered field does not. */
 export interface DriftedChild {
-  /** The child's object key. */
-  readonly key: string;
   /** `Deployment web`. */
   readonly child: string;
   readonly childKind: string;

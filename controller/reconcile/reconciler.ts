@@ -6,8 +6,8 @@
  * not retried), the rollout's gate (rollout.ts), apply the children (apply.ts, each by its policy; a
  * child changed by hand is repaired or, in warn mode, left), prune and sync (prune.ts, finalize.ts), a
  * kind's external work (controller/external: its finalizer first, its handlers started in the
- * background), drift reported (controller/drift), and status: the outcomes folded into a summary (summary.ts), the
- * decision made from it in one pure function (decide.ts), carried out in one place (`settle`). The kind's
+ * background), and status: drift reported (controller/drift), the outcomes folded into a summary
+ * (summary.ts), the decision made from it in one pure function (decide.ts), carried out in one place (`settle`). The kind's
  * own code reads through a view that records what it reads (kind-reads.ts). Level-based: everything is
  * computed from the current world, so a missed event or a restart is harmless. What is remembered between
  * reconciles is in one object (memory.ts).
@@ -106,12 +106,12 @@ export class Reconciler {
     this.memory = new ResourceMemory(view, writer, events, log, now, { ...options, kindReads });
     this.ordered = new OrderedDeletion(view, writer);
     const { drift, writeOnly, unseen } = this.memory;
-    this.apply = { view, writer, drift, writeOnly, unseen, tracing: options.tracing ?? Tracing.off };
+    const tracing = (this.tracing = options.tracing ?? Tracing.off);
+    this.apply = { view, writer, drift, writeOnly, unseen, tracing };
     const enqueue = options.enqueue ?? (() => undefined);
-    const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue });
+    const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue, tracing });
     this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now, events);
     this.drift = new DriftPhase({ events, counted: options.drifted });
-    this.tracing = options.tracing ?? Tracing.off;
   }
 
   /** Where the kind's rollout of its revision stands (rollout.ts), for the metrics. */

@@ -151,9 +151,7 @@ describe('the parts', () => {
       metadata: { name: 'cache', namespace: NS },
       spec: { size: 1 },
     };
-    const drifts = (field: string) => [
-      { key: 'k', child: 'Deployment cache', childKind: 'Deployment', field },
-    ];
+    const drifts = (field: string) => [{ child: 'Deployment cache', childKind: 'Deployment', field }];
     phase.report('key', 'Memcached', resource, 'correct', drifts('spec.replicas'));
     phase.report('key', 'Memcached', resource, 'correct', drifts('spec.replicas'));
     phase.report('key', 'Memcached', resource, 'correct', drifts('spec.paused'));
@@ -162,13 +160,12 @@ describe('the parts', () => {
 
   it('reads a drift from why a child needs an apply, and nothing else', () => {
     const child = { kind: 'Deployment', metadata: { name: 'web' } };
-    expect(driftIn('drifted at /spec/template/spec/containers/0/image', 'k', child)).toEqual({
-      key: 'k',
+    expect(driftIn('drifted at /spec/template/spec/containers/0/image', child)).toEqual({
       child: 'Deployment web',
       childKind: 'Deployment',
       field: 'spec.template.spec.containers[0].image',
     });
-    expect(driftIn('missing', 'k', child)).toBeUndefined();
-    expect(driftIn(undefined, 'k', child)).toBeUndefined();
+    expect(driftIn('missing', child)).toBeUndefined();
+    expect(driftIn(undefined, child)).toBeUndefined();
   });
 });

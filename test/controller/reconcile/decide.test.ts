@@ -236,7 +236,7 @@ describe('summarize', () => {
       {
         kind: 'unchanged',
         label: 'Role kept',
-        drift: { key: 'k', child: 'Role kept', childKind: 'Role', field: 'rules' },
+        drift: { child: 'Role kept', childKind: 'Role', field: 'rules' },
       },
     ]);
     expect(summary).toEqual({
@@ -250,7 +250,7 @@ describe('summarize', () => {
       undiscoveredOnly: false,
       pruned: [],
       retained: [],
-      drifts: [{ key: 'k', child: 'Role kept', childKind: 'Role', field: 'rules' }],
+      drifts: [{ child: 'Role kept', childKind: 'Role', field: 'rules' }],
     });
   });
 });
