@@ -3,10 +3,11 @@ import { toYamlStream } from '../synth/yaml';
 import { installManifests } from '../controller/install/install';
 import { KINDS_HELP, commandKinds, parseCommand } from './kinds';
 import { isDns1123Label } from '../constructs/kit/names';
+import { ARGOCD_CM } from '../controller/health/argocd';
 
 const INSTALL_HELP = `Usage: reconstruct install [-o FILE | -o -] [--namespace NS] [--namespaces A,B] [--image IMAGE]
                          [--replicas N] [--sharding] [--service-monitor] [--cert-manager] [--previewer]
-                         [--kinds MODULE]
+                         [--argocd-health [--argocd-namespace NS]] [--kinds MODULE]
 
 Renders everything to run the operator in a cluster: the CRDs of its kinds, a Namespace, a
 ServiceAccount, a ClusterRole granting exactly what the kinds need, a Role for the leader-election
@@ -36,6 +37,10 @@ Options:
                       reconstruct-previewer with the controller's rules on the kinds (a dry run is
                       authorized as its write) and a ValidatingAdmissionPolicy that refuses its every
                       write that is not a dry run (docs/RBAC.md, "The previewer")
+  --argocd-health     also Argo CD's health checks for the kinds: its argocd-cm ConfigMap with one Lua
+                      check per kind and no other key; apply it with --server-side, which keeps Argo
+                      CD's other keys (docs/OPERATING.md, "In Argo CD and Flux")
+  --argocd-namespace NS  Argo CD's namespace, for --argocd-health (default argocd)
 ${KINDS_HELP}
 `;
 
@@ -50,6 +55,8 @@ export async function installCommand(argv: string[], version: string): Promise<n
     'cert-manager': { type: 'boolean' },
     sharding: { type: 'boolean' },
     previewer: { type: 'boolean' },
+    'argocd-health': { type: 'boolean' },
+    'argocd-namespace': { type: 'string' },
   });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
@@ -66,6 +73,16 @@ export async function installCommand(argv: string[], version: string): Promise<n
   if (invalid !== undefined || (values.namespaces !== undefined && namespaces.length === 0)) {
     process.stderr.write(
       `reconstruct install: --namespaces: "${invalid ?? values.namespaces}" is not a list of namespace names\n`,
+    );
+    return 2;
+  }
+  if (values['argocd-namespace'] !== undefined && values['argocd-health'] !== true) {
+    process.stderr.write('reconstruct install: --argocd-namespace: only with --argocd-health\n');
+    return 2;
+  }
+  if (values['argocd-namespace'] !== undefined && !isDns1123Label(values['argocd-namespace'])) {
+    process.stderr.write(
+      `reconstruct install: --argocd-namespace: "${values['argocd-namespace']}" is not a namespace name\n`,
     );
     return 2;
   }
@@ -87,6 +104,9 @@ export async function installCommand(argv: string[], version: string): Promise<n
       certManager: values['cert-manager'] === true,
       sharding: values.sharding === true,
       previewer: values.previewer === true,
+      ...(values['argocd-health'] === true
+        ? { argocdHealth: { namespace: values['argocd-namespace'] ?? ARGOCD_CM.namespace } }
+        : {}),
       version,
     }),
   );

@@ -112,14 +112,14 @@ const daemonSet: Rule = (name, _obj, status) => {
 const job: Rule = (name, _obj, status) => {
   const failed = condition(status, 'Failed');
   if (failed?.status === 'True')
-    return waiting(name, `failed${failed.message ? `: ${failed.message}` : ''}`, 'Failed');
+    return stalled(waiting(name, `failed${failed.message ? `: ${failed.message}` : ''}`, 'Failed'));
   if (condition(status, 'Complete')?.status === 'True') return READY;
   return waiting(name, `not complete (${status.active ?? 0} active, ${status.succeeded ?? 0} succeeded)`);
 };
 
 const pod: Rule = (name, _obj, status) => {
   if (status.phase === 'Succeeded') return READY;
-  if (status.phase === 'Failed') return waiting(name, 'failed', 'Failed');
+  if (status.phase === 'Failed') return stalled(waiting(name, 'failed', 'Failed'));
   return condition(status, 'Ready')?.status === 'True'
     ? READY
     : waiting(name, `not ready (${status.phase ?? 'Pending'})`);
@@ -139,18 +139,26 @@ const service: Rule = (name, obj, status) => {
 /** Anything else: its Ready condition if it has one, a Stalled or Failed condition, or ready once it exists. */
 const generic: Rule = (name, _obj, status) => {
   const ready = condition(status, 'Ready');
+  const stuck = ['Stalled', 'Failed'].find((type) => condition(status, type)?.status === 'True');
   if (ready) {
-    return ready.status === 'True'
-      ? READY
-      : waiting(name, ready.message || `Ready is ${ready.status}`, ready.reason || 'Progressing');
+    if (ready.status === 'True') return READY;
+    const notReady = waiting(
+      name,
+      ready.message || `Ready is ${ready.status}`,
+      ready.reason || 'Progressing',
+    );
+    return stuck ? stalled(notReady) : notReady;
   }
-  for (const type of ['Stalled', 'Failed']) {
-    const c = condition(status, type);
-    if (c?.status === 'True') return waiting(name, c.message || type, c.reason || type);
+  if (stuck) {
+    const c = condition(status, stuck);
+    return stalled(waiting(name, c?.message || stuck, c?.reason || stuck));
   }
   if (condition(status, 'Reconciling')?.status === 'True') return waiting(name, 'reconciling');
   return READY;
 };
+
+/** A child's failure that waiting will not mend (a Job that failed, a kind's `Stalled=True`): so is its owner's. */
+const stalled = (readiness: Readiness): Readiness => ({ ...readiness, stalled: true });
 
 const RULES: Record<string, Rule> = {
   'apps/v1/Deployment': deployment,

@@ -40,6 +40,13 @@ export interface Readiness {
   readonly reason: string;
   /** What a user reads in `kubectl describe`: which object, what it waits for. */
   readonly message: string;
+  /**
+   * Not ready, and waiting will not help until something changes (the spec, a Secret, a child that failed
+   * for good): the resource's status says `Stalled=True`, which kstatus reads as Failed and Argo CD's
+   * health check as Degraded. The controller still looks again (on a change, and with its backoff).
+   * @default false - on its way: `Reconciling=True`, InProgress to kstatus, Progressing to Argo CD
+   */
+  readonly stalled?: boolean;
 }
 
 /** A watch a kind needs beyond its resources and children; events enqueue the resources it names. */

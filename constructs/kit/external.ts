@@ -135,21 +135,26 @@ export interface KindExternal<Spec = unknown, Observed = unknown, Desired = unkn
 /**
  * A handler's failure in the kind's words: `reason` becomes the Ready condition's (CamelCase:
  * `ServerUnreachable`, `AccessDenied`), `message` its message. `retryAfterSeconds` says when to look
- * again (a provider's rate limit, an operation still running) instead of the backoff.
+ * again (a provider's rate limit, an operation still running) instead of the backoff. `stalled` says that
+ * retrying will not help until something changes (credentials refused, a request the system rejects):
+ * the resource's status says `Stalled=True` (kstatus: Failed; Argo CD: Degraded) rather than
+ * `Reconciling=True`; it is retried all the same.
  */
 export class ExternalError extends Error {
   readonly reason: string;
   readonly retryAfterSeconds?: number;
+  readonly stalled?: boolean;
 
   constructor(
     reason: string,
     message: string,
-    options: { retryAfterSeconds?: number; cause?: unknown } = {},
+    options: { retryAfterSeconds?: number; stalled?: boolean; cause?: unknown } = {},
   ) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.name = 'ExternalError';
     this.reason = reason;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+    if (options.stalled) this.stalled = true;
   }
 }
 

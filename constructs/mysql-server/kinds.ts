@@ -69,6 +69,7 @@ export function serverOf(context: ExternalContext<ServerSecretRef>): ServerConne
     throw new ExternalError(
       'Invalid',
       `Secret ${serverSecretName(context)}: port ${JSON.stringify(port)} is not a port number`,
+      { stalled: true },
     );
   }
   return { host, port: number, username, password };
@@ -86,13 +87,16 @@ export async function inKindWords<T>(
   try {
     return await operation();
   } catch (error) {
-    if (error instanceof InvalidNameError) throw new ExternalError('Invalid', error.message);
+    // Refused credentials and requests wait for a change (the Secret, the spec): stalled, not on their way.
+    if (error instanceof InvalidNameError)
+      throw new ExternalError('Invalid', error.message, { stalled: true });
     if (!isMysqlServerError(error)) throw error;
     if (error.reason === 'AccessDenied') {
-      throw new ExternalError('AccessDenied', `Secret ${serverSecretName(context)}: ${error.message}`);
+      const message = `Secret ${serverSecretName(context)}: ${error.message}`;
+      throw new ExternalError('AccessDenied', message, { stalled: true });
     }
     const retry = error.reason === 'Waiting' ? { retryAfterSeconds: WAITING_RETRY_SECONDS } : {};
-    throw new ExternalError(error.reason, error.message, retry);
+    throw new ExternalError(error.reason, error.message, { ...retry, stalled: error.reason === 'Invalid' });
   }
 }
 

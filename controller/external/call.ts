@@ -3,7 +3,7 @@
  * its signal aborted at the kind's timeout (or when `stop` aborts), and what it throws said in the kind's
  * words (an ExternalError) or as `ExternalError` with the message, any secret value in it masked.
  */
-import { ExternalError, type CustomResource, type Kind } from '../../constructs/kit';
+import { ExternalError, type CustomResource, type Kind, type Readiness } from '../../constructs/kit';
 import { linkedSignal } from '../abortable';
 import type { Logger } from '../log';
 import { SecretReads } from './secrets';
@@ -17,7 +17,17 @@ export interface Failure {
   readonly message: string;
   /** When the handler said to look again (seconds), instead of the backoff. */
   readonly retryAfterSeconds?: number;
+  /** The handler said retrying will not help until something changes (ExternalError's `stalled`). */
+  readonly stalled?: boolean;
 }
+
+/** The Ready condition a handler's failure makes. */
+export const failureReadiness = ({ reason, message, stalled }: Failure): Readiness => ({
+  ready: false,
+  reason,
+  message,
+  ...(stalled ? { stalled } : {}),
+});
 
 export interface Call {
   readonly definition: Kind;
@@ -103,11 +113,12 @@ function untilAborted<T>(
 function failureOf(err: unknown, secrets: readonly string[]): Failure {
   // By its name: a kind bundled with its own copy of the kit throws another class's instances.
   if (err instanceof ExternalError || (err instanceof Error && err.name === 'ExternalError')) {
-    const { reason = EXTERNAL_ERROR, retryAfterSeconds } = err as Partial<ExternalError>;
+    const { reason = EXTERNAL_ERROR, retryAfterSeconds, stalled } = err as Partial<ExternalError>;
     return {
       reason,
       message: masked(err.message, secrets),
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+      ...(stalled ? { stalled } : {}),
     };
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -17,7 +17,7 @@ import { OBSERVE_INTERVAL_ANNOTATION, type CustomResource, type Kind } from '../
 import { durationSeconds, type ExternalWork } from '../../constructs/kit/external';
 import { objectKey, parseObjectKey } from '../kube/object-key';
 import type { Logger } from '../log';
-import { tracedCall, type Failure } from './call';
+import { failureReadiness, tracedCall, type Failure } from './call';
 import { ExternalDrift, leftAsItIs } from './drift';
 import type { Tracing } from '../tracing/tracing';
 import { Claims } from './claims';
@@ -146,7 +146,7 @@ export class ExternalRunner implements ExternalSteps {
     // A retained object is gone for its resource whatever its handlers last said: none runs for it again.
     const gone = said.gone && (!failure || work.retain(resource));
     const state = (afterMs?: number): ExternalState => ({
-      readiness: failure ? { ready: false, reason: failure.reason, message: failure.message } : judged,
+      readiness: failure ? failureReadiness(failure) : judged,
       ...(drifts.length > 0 ? { drifts } : {}),
       ...(observed !== undefined ? { observed } : {}),
       ...(gone ? { gone: true } : {}),

@@ -1,6 +1,7 @@
-import { ApiObject } from 'cdk8s';
+import { ApiObject, type ApiObjectProps } from 'cdk8s';
 import { Construct } from 'constructs';
 import type { CustomResourceDefinition, Kind } from '../../constructs/kit';
+import { argocdHealthConfigMap } from '../health/argocd';
 import { ConversionWebhookAccess } from './conversion-webhook-access';
 import { ControllerDeployment } from './controller-deployment';
 import { ControllerRbac } from './controller-rbac';
@@ -71,6 +72,14 @@ export interface InstallProps {
    * @default false
    */
   readonly previewer?: boolean;
+  /**
+   * Also Argo CD's health checks for the kinds: its `argocd-cm` ConfigMap, in this namespace, with one
+   * Lua check per kind (`resource.customizations.health.<group>_<Kind>`) and no other key, so that Argo CD
+   * shows a resource Progressing, Healthy, Degraded or Suspended as its status says (controller/health).
+   * Apply it server-side, which adds the keys and keeps Argo CD's others.
+   * @default - none
+   */
+  readonly argocdHealth?: { readonly namespace?: string };
 }
 
 /** The name of the ServiceAccount, roles, bindings and Deployment. */
@@ -125,6 +134,8 @@ export class OperatorInstall extends Construct {
   readonly disruptionBudget?: ApiObject;
   /** With `previewer`. */
   readonly previewer?: PreviewerAccess;
+  /** With `argocdHealth`: Argo CD's `argocd-cm` with the kinds' health checks. */
+  readonly argocdHealth?: ApiObject;
 
   constructor(scope: Construct, id: string, props: InstallProps) {
     super(scope, id);
@@ -191,6 +202,12 @@ export class OperatorInstall extends Construct {
         namespaces: props.namespaces,
         labels: { ...LABELS, 'app.kubernetes.io/component': 'previewer' },
       });
+    if (props.argocdHealth)
+      this.argocdHealth = new ApiObject(
+        this,
+        'argocd-health',
+        argocdHealthConfigMap(props.kinds, props.argocdHealth.namespace) as ApiObjectProps,
+      );
     if (converts)
       this.conversionWebhook = new ConversionWebhookAccess(this, 'webhook', {
         controller: this.controller,

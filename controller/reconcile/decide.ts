@@ -96,7 +96,7 @@ export function decide(summary: Summary, facts: Facts): Decision {
     const message =
       `${conflicts.join(', ')} already exists and is not managed by ${facts.kind}` +
       ` (to hand it over, annotate it ${ADOPT_ANNOTATION}=true)`;
-    readiness = { ready: false, reason: 'ErrResourceExists', message };
+    readiness = { ready: false, reason: 'ErrResourceExists', message, stalled: true };
     events.push({ type: 'Warning', reason: 'ErrResourceExists', message });
   }
   // A CRD just installed: the API server's owner check cannot map the kind for up to 30 s. A wait, not a
@@ -127,7 +127,10 @@ export function decide(summary: Summary, facts: Facts): Decision {
 export function decideInvalid(err: SpecError, facts: Pick<Facts, 'requested' | 'resumed'> = {}): Decision {
   return {
     events: [...operationEvents(facts), { type: 'Warning', reason: 'InvalidSpec', message: err.message }],
-    status: { readiness: { ready: false, reason: 'InvalidSpec', message: err.message }, mayHold: false },
+    status: {
+      readiness: { ready: false, reason: 'InvalidSpec', message: err.message, stalled: true },
+      mayHold: false,
+    },
     next: 'settled',
   };
 }

@@ -1,6 +1,7 @@
 /**
  * A resource's status as the controller writes it: the kind's own fields, `observedGeneration`, and one
- * Ready condition whose `lastTransitionTime` moves only when its status does.
+ * Ready condition whose `lastTransitionTime` moves only when its status does, with the conditions that say
+ * its health to other tools (Reconciling, Stalled: controller/health).
  */
 import {
   REQUESTED_AT_ANNOTATION,
@@ -18,6 +19,7 @@ import { kitView } from '../../constructs/kit/kit-view';
 import type { Writer } from '../kube/writer';
 import { sameJson } from '../../constructs/kit/same-json';
 import { notYetCurrent, type Intent } from './intent';
+import { healthConditions } from '../health/conditions';
 
 export type Condition = {
   type: string;
@@ -30,6 +32,12 @@ export type Condition = {
 
 /** A condition besides Ready (a rollout's), as a phase asks for it: its lastTransitionTime is kept here. */
 export type OtherCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+
+/** The conditions besides Ready a status carries: the phases' and those that say its health (controller/health). */
+const besidesReady = (readiness: Readiness, others: readonly OtherCondition[]): OtherCondition[] => [
+  ...others,
+  ...healthConditions(readiness, others),
+];
 
 /**
  * `status.lastHandledReconcileAt`: the resource's `reconstruct.dev/requested-at`, once reconciled (and for
@@ -78,7 +86,7 @@ export function nextStatus(
   const next = {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     ...fields,
-    conditions: [condition, ...others.map(other)],
+    conditions: [condition, ...besidesReady(readiness, others).map(other)],
   };
   return sameJson(next, current) ? undefined : next;
 }
@@ -139,7 +147,12 @@ export async function reportUnavailable(
 ): Promise<void> {
   const resource = view.get(definition, namespace, name) as CustomResource | undefined;
   if (!resource || resource.metadata.deletionTimestamp) return;
-  const readiness = { ready: false, reason: 'Unavailable', message: `not reconciled: ${message}` };
+  const readiness = {
+    ready: false,
+    reason: 'Unavailable',
+    message: `not reconciled: ${message}`,
+    stalled: true,
+  };
   await writeStatus(writer, definition, resource, statusFields(resource), readiness, new Date());
 }
 
@@ -204,13 +217,14 @@ export function onlyProgress(
   const previous = current.conditions?.find((c) => c.type === 'Ready');
   const same = (c: OtherCondition) =>
     current.conditions?.some((p) => p.type === c.type && p.status === c.status && p.reason === c.reason);
+  const besides = besidesReady(readiness, others);
   return (
     !readiness.ready &&
     previous?.status === 'False' &&
     previous.reason === readiness.reason &&
     current.observedGeneration === resource.metadata.generation &&
-    others.every(same) &&
-    (current.conditions ?? []).filter((c) => c.type !== 'Ready').length === others.length
+    besides.every(same) &&
+    (current.conditions ?? []).filter((c) => c.type !== 'Ready').length === besides.length
   );
 }
 

@@ -155,13 +155,16 @@ describe('decide', () => {
     });
   });
 
-  it('a name another object holds: ErrResourceExists in Ready and a Warning, and no recheck (its deletion brings it back)', () => {
+  it('a name another object holds: ErrResourceExists in Ready (stalled) and a Warning, and no recheck (its deletion brings it back)', () => {
     const decision = decide({ ...quiet, conflicts: ['Deployment web', 'Service other/web'] }, facts());
     const message =
       'Deployment web, Service other/web already exists and is not managed by WebApp (to hand it over, annotate it reconstruct.dev/adopt=true)';
     expect(decision).toEqual({
       events: [{ type: 'Warning', reason: 'ErrResourceExists', message }],
-      status: { readiness: { ready: false, reason: 'ErrResourceExists', message }, mayHold: false },
+      status: {
+        readiness: { ready: false, reason: 'ErrResourceExists', message, stalled: true },
+        mayHold: false,
+      },
       next: 'settled',
     });
   });
@@ -213,11 +216,14 @@ describe('decide', () => {
     expect(readiness).toHaveBeenCalledTimes(1);
   });
 
-  it('a spec the construct refuses: InvalidSpec in Ready and a Warning, not retried', () => {
+  it('a spec the construct refuses: InvalidSpec in Ready (stalled) and a Warning, not retried', () => {
     const err = new SpecError('spec.replicas', 'must be at least 1');
     expect(decideInvalid(err)).toEqual({
       events: [{ type: 'Warning', reason: 'InvalidSpec', message: 'spec.replicas: must be at least 1' }],
-      status: { readiness: { ready: false, reason: 'InvalidSpec', message: err.message }, mayHold: false },
+      status: {
+        readiness: { ready: false, reason: 'InvalidSpec', message: err.message, stalled: true },
+        mayHold: false,
+      },
       next: 'settled',
     });
   });

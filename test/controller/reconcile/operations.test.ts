@@ -92,7 +92,7 @@ describe('a suspended resource (reconstruct.dev/reconcile: disabled)', () => {
     await reconcile(memcachedKind, 'cache');
     expect(writes()).toEqual(['apply Deployment/cache', 'status Memcached/cache']);
     expect((cluster.any(DEPLOYMENT, NS, 'cache')?.spec as { replicas: number }).replicas).toBe(3);
-    expect(conditions().map((c) => c.type)).toEqual(['Ready']);
+    expect(conditions().map((c) => c.type)).toEqual(['Ready', 'Reconciling']); // its Deployment not ready yet
     expect(cluster.events.map((e) => e.reason)).toEqual(['Resumed', 'Created']);
   });
 
@@ -136,7 +136,7 @@ describe('a suspended kind (the annotation on its CustomResourceDefinition)', ()
     });
     await reconcile(memcachedKind, 'cache');
     expect(writes()).toEqual(['apply Deployment/cache', 'status Memcached/cache']);
-    expect(conditions().map((c) => c.type)).toEqual(['Ready']);
+    expect(conditions().map((c) => c.type)).toEqual(['Ready', 'Reconciling']); // its Deployment not ready yet
   });
 });
 
