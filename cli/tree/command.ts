@@ -5,6 +5,7 @@
 import { loadClient } from '../../controller/kube/client';
 import { readResources, readRings, treeOf, type Tree } from './walk';
 import { KINDS_HELP, READ_OPTIONS, commandKinds, noneFound, parseCommand, targetOf } from '../kinds';
+import { RECONCILING_CONDITION, STALLED_CONDITION } from '../../controller/health/conditions';
 
 const TREE_HELP = `Usage: reconstruct tree KIND[/NAME] [-n NAMESPACE | -A] [-o text|json] [--kubeconfig FILE]
                       [--context NAME] [--kinds MODULE]
@@ -38,8 +39,11 @@ export function formatTree(tree: Tree): string {
   const ready = tree.conditions.find((c) => c.type === 'Ready');
   const where = tree.namespace ? `${tree.namespace}/${tree.name}` : tree.name;
   const revision = tree.revision ? `  revision ${tree.revision}` : '';
+  // Reconciling and Stalled say Ready's (or the rollout's) words again, for other tools: only "stalled" is news.
+  const stalled = tree.conditions.some((c) => c.type === STALLED_CONDITION && c.status === 'True');
   const lines = [
-    `${tree.kind} ${where}  Ready=${ready?.status ?? 'Unknown'}${ready?.reason ? ` ${ready.reason}` : ''}${revision}`,
+    `${tree.kind} ${where}  Ready=${ready?.status ?? 'Unknown'}${ready?.reason ? ` ${ready.reason}` : ''}` +
+      `${stalled ? ' (stalled)' : ''}${revision}`,
   ];
   if (ready?.message) lines.push(`  ${ready.message}`);
   const { shard } = tree;
@@ -66,7 +70,8 @@ export function formatTree(tree: Tree): string {
   ) {
     lines.push(`  (status is of generation ${tree.observedGeneration}; the spec is at ${tree.generation})`);
   }
-  for (const c of tree.conditions.filter((c) => c.type !== 'Ready')) {
+  const derived = new Set(['Ready', RECONCILING_CONDITION, STALLED_CONDITION]);
+  for (const c of tree.conditions.filter((c) => !derived.has(c.type))) {
     lines.push(
       `  ${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`,
     );

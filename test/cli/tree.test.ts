@@ -28,6 +28,25 @@ describe('formatTree', () => {
     ]);
   });
 
+  it('says "stalled" on the first line, and not the Reconciling and Stalled conditions that repeat Ready', () => {
+    const tree = (conditions: { type: string; status: string; reason: string; message: string }[]) =>
+      formatTree({
+        apiVersion: 'cache.example.com/v1alpha1',
+        kind: 'Memcached',
+        name: 'm',
+        conditions,
+        children: [],
+      });
+    const ready = { type: 'Ready', status: 'False', reason: 'InvalidSpec', message: 'spec.size: too big' };
+    expect(tree([ready, { ...ready, type: 'Stalled', status: 'True' }])).toBe(
+      'Memcached m  Ready=False InvalidSpec (stalled)\n  spec.size: too big\n',
+    );
+    const creating = { type: 'Ready', status: 'False', reason: 'Creating', message: '0 of 1 ready' };
+    expect(tree([creating, { ...creating, type: 'Reconciling', status: 'True' }])).toBe(
+      'Memcached m  Ready=False Creating\n  0 of 1 ready\n',
+    );
+  });
+
   it('prints the Ready condition, the other conditions, a stale status, then one line per child', () => {
     const text = formatTree({
       apiVersion: 'mysql.oracle.com/v1alpha1',
