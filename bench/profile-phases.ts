@@ -1,0 +1,135 @@
+/**
+ * A V8 CPU profile (`node --cpu-prof`, as `npm run bench:controller -- --cpu-prof DIR` writes one for the
+ * controller) read by phase of the reconcile: each sample's time goes to the phase of the nearest frame of
+ * ours on its stack (from the leaf up), so that JSON.stringify called by the apply phase counts as the
+ * apply's and the same function called by the watch as the caches'. Prints a table, the share of each
+ * phase in the CPU the process spent (idle excluded), and its heaviest functions.
+ *
+ *   node dist/bench/profile-phases.js FILE.cpuprofile [--top N]
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+export interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The phases, each by the files (and V8's own frames) whose frames are its; the first that matches wins. */
+const PHASES: readonly (readonly [string, RegExp])[] = [
+  ['ready-why reads', /controller\/reconcile\/troubles|kube\/live-reads|kit\/pod-trouble/],
+  [
+    'status and decision',
+    /reconcile\/(status|decide|summary|waits|recheck|intent)|controller\/health\/|kit\/(child-readiness|kit-view)/,
+  ],
+  [
+    'synthesize (construct, cdk8s)',
+    /reconcile\/synthesize|kit\/synthesize|node_modules\/(cdk8s|constructs)|constructs\/(memcached|kit)\//,
+  ],
+  [
+    'apply (compare, write)',
+    /reconcile\/(apply|converge|adopt|replace|write-only)|controller\/drift\/|kube\/(writer|merge-patch)/,
+  ],
+  ['prune', /reconcile\/prune/],
+  ['rollout, suspend, sharding', /reconcile\/(rollout|suspend)|controller\/sharding\//],
+  ['reconcile (other)', /controller\/reconcile\//],
+  ['watches and caches', /runtime\/(informer|store|cache|watches|predicates|kind-reads)|kube\/watch/],
+  ['queue and workers', /runtime\/(queue|manager|worker|turns)/],
+  ['API client (HTTP, JSON)', /controller\/kube\//],
+  ['metrics, log, events', /runtime\/metrics|controller\/log|kube\/events/],
+  ['controller (other)', /controller\//],
+  ['garbage collection', /^\(garbage collector\)$/],
+];
+const IDLE = new Set(['(idle)', '(program)']);
+
+function phaseOf(frame: CallFrame): string | undefined {
+  const where = frame.url ? frame.url : `(${frame.functionName.replace(/[()]/g, '')})`;
+  for (const [phase, pattern] of PHASES) if (pattern.test(where)) return phase;
+  return undefined;
+}
+
+/** CPU time (µs) by phase, and by function within each phase, of a profile (idle excluded). */
+export function phaseTimes(profile: Profile): {
+  total: number;
+  phases: Map<string, number>;
+  functions: Map<string, Map<string, number>>;
+} {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const known = new Map<number, string>();
+  const phaseOfNode = (id: number): string => {
+    const cached = known.get(id);
+    if (cached) return cached;
+    const node = byId.get(id)!;
+    const own =
+      node.callFrame.functionName === '(garbage collector)' ? 'garbage collection' : phaseOf(node.callFrame);
+    const up = parent.get(id);
+    const phase = own ?? (up === undefined ? OUTSIDE : phaseOfNode(up));
+    known.set(id, phase);
+    return phase;
+  };
+  const phases = new Map<string, number>();
+  const functions = new Map<string, Map<string, number>>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id)!;
+    if (IDLE.has(node.callFrame.functionName)) return;
+    const us = profile.timeDeltas[i] ?? 0;
+    total += us;
+    const phase = phaseOfNode(id);
+    phases.set(phase, (phases.get(phase) ?? 0) + us);
+    const { functionName, url, lineNumber } = node.callFrame;
+    const fn = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|dist)\//, '')}:${lineNumber + 1}`;
+    const fns = functions.get(phase) ?? new Map<string, number>();
+    fns.set(fn, (fns.get(fn) ?? 0) + us);
+    functions.set(phase, fns);
+  });
+  return { total, phases, functions };
+}
+
+/** Where a sample with no frame of ours on its stack goes. */
+export const OUTSIDE = 'outside the controller (Node, libraries)';
+
+function main(): void {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '3' } },
+  });
+  if (positionals.length !== 1) {
+    process.stderr.write('Usage: node dist/bench/profile-phases.js FILE.cpuprofile [--top N]\n');
+    process.exit(2);
+  }
+  const { total, phases, functions } = phaseTimes(
+    JSON.parse(readFileSync(positionals[0], 'utf8')) as Profile,
+  );
+  const top = Number(values.top);
+  const rows = [...phases.entries()].sort((a, b) => b[1] - a[1]);
+  process.stdout.write(`CPU in the profile (idle excluded): ${(total / 1e6).toFixed(2)} s\n\n`);
+  process.stdout.write(
+    '| phase | CPU, s | share | heaviest functions (self time) |\n| --- | ---: | ---: | --- |\n',
+  );
+  for (const [phase, us] of rows) {
+    const heaviest = [...(functions.get(phase) ?? new Map<string, number>()).entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([fn, t]) => `${fn} ${((100 * t) / total).toFixed(1)} %`)
+      .join('; ');
+    process.stdout.write(
+      `| ${phase} | ${(us / 1e6).toFixed(2)} | ${((100 * us) / total).toFixed(1)} % | ${heaviest} |\n`,
+    );
+  }
+}
+
+if (require.main === module) main();

@@ -1,0 +1,31 @@
+/** The profile read by phase (bench/profile-phases.ts): each sample to the nearest frame of ours, leaf up. */
+import { OUTSIDE, phaseTimes, type Profile } from '../../bench/profile-phases';
+
+const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0 });
+
+it('gives a library call to the phase that made it, idle to none, and the rest to outside', () => {
+  const profile: Profile = {
+    nodes: [
+      { id: 1, callFrame: frame('(root)'), children: [2, 5, 7, 8] },
+      {
+        id: 2,
+        callFrame: frame('applyChild', 'file:///x/dist/controller/reconcile/apply.js'),
+        children: [3],
+      },
+      { id: 3, callFrame: frame('stringify', ''), children: [] },
+      { id: 5, callFrame: frame('parseEvent', 'file:///x/dist/controller/kube/watch.js'), children: [6] },
+      { id: 6, callFrame: frame('parse', ''), children: [] },
+      { id: 7, callFrame: frame('(idle)'), children: [] },
+      { id: 8, callFrame: frame('runMicrotasks'), children: [] },
+    ],
+    samples: [3, 3, 6, 7, 8],
+    timeDeltas: [10, 20, 40, 1000, 5],
+  };
+  const { total, phases } = phaseTimes(profile);
+  expect(total).toBe(75);
+  expect(Object.fromEntries(phases)).toEqual({
+    'apply (compare, write)': 30,
+    'watches and caches': 40,
+    [OUTSIDE]: 5,
+  });
+});
