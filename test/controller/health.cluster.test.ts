@@ -9,7 +9,6 @@
  * Failing is a lasting failure of each kind: a child whose name another object holds (ErrResourceExists)
  * for the kinds with children, credentials the server refuses (AccessDenied) for the MySQL kinds.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -20,6 +19,7 @@ import { nextStatus } from '../../controller/reconcile/status';
 import { MARIADB_START_TIMEOUT, startMariadb, type MariadbServer } from '../../demo/mariadb';
 import { startController, type RunningController } from '../support/controller';
 import { verdictsBinary, verdictsOf, type Verdicts } from '../support/health-verdicts';
+import { versions as watchVersions } from '../support/versions';
 import {
   applyYaml,
   createNamespace,
@@ -27,7 +27,6 @@ import {
   getJson,
   kubectl,
   uniqueName,
-  waitFor,
 } from '../support/kubectl';
 
 jest.setTimeout(600_000);
@@ -97,48 +96,12 @@ afterAll(async () => {
   await server?.destroy();
 }, 180_000);
 
-/**
- * Every version of one resource the API server serves from now on, by a watch of its kind started before
- * the resource exists (a field selector on its name); `established` resolves once the API server says the
- * watch is on (the bookmark that ends its initial events), so that not even the creation is missed.
- */
-function versions(kind: Kind, name: string) {
-  const seen: Obj[] = [];
-  const collection = kind.namespaced ? `namespaces/${ns}/${kind.plural}` : kind.plural;
-  const query = new URLSearchParams({
-    watch: '1',
-    fieldSelector: `metadata.name=${name}`,
-    sendInitialEvents: 'true',
-    allowWatchBookmarks: 'true',
-    resourceVersionMatch: 'NotOlderThan',
-  });
-  const path = `/apis/${kind.apiVersion}/${collection}?${query.toString()}`;
-  const proc = spawn('kubectl', ['get', '--raw', path], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let on = false;
-  let buffer = '';
-  let errors = '';
-  proc.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  proc.stdout.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
-      const event = JSON.parse(buffer.slice(0, end)) as { type: string; object: Obj };
-      buffer = buffer.slice(end + 1);
-      if (event.type === 'BOOKMARK')
-        on ||= event.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true';
-      else seen.push(event.object);
-    }
-  });
-  const ended = () => {
-    if (proc.exitCode !== null) throw new Error(`the watch ended: ${errors}`);
-  };
-  return {
-    established: () => waitFor(() => (ended(), on), { what: `a watch of ${kind.kind}/${name}` }),
-    async first(what: string, test: (o: Obj) => boolean, timeoutMs = 120_000): Promise<Obj> {
-      return waitFor(() => (ended(), seen.find(test)), { what: `${kind.kind}/${name}: ${what}`, timeoutMs });
-    },
-    stop: () => proc.kill(),
-  };
-}
+/** Every version of one resource from now on (test/support/versions.ts). */
+const versions = (kind: Kind, name: string) =>
+  watchVersions<Obj>(
+    `/apis/${kind.apiVersion}/${kind.namespaced ? `namespaces/${ns}/` : ''}${kind.plural}`,
+    name,
+  );
 
 const notReadyYet = (o: Obj) =>
   o.status?.observedGeneration !== undefined && condition(o, 'Ready')?.status === 'False';
