@@ -155,15 +155,20 @@ export async function startController(
   });
   // 'close', not 'exit': the process has exited and its stderr has been read to the end, so `logs` holds
   // every line it wrote (on 'exit' the last lines may still be in the pipe).
-  const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
+  let gone = false;
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('close', (code) => {
+      gone = true;
+      resolve(code);
+    }),
+  );
   const base = `http://127.0.0.1:${healthPort}`;
+  // A controller that exits (a bad flag, a refused start) ends the wait at once, with what it logged.
   await waitFor(
-    async () => {
-      if (proc.exitCode !== null) throw new Error(`controller exited ${proc.exitCode}:\n${logs.join('\n')}`);
-      return (await fetchText(`${base}/readyz`).catch(() => ({ status: 0 }))).status === 200;
-    },
+    async () => gone || (await fetchText(`${base}/readyz`).catch(() => ({ status: 0 }))).status === 200,
     { what: 'the controller to be ready', timeoutMs: 60_000 },
   );
+  if (gone) throw new Error(`controller exited ${proc.exitCode}:\n${logs.join('\n')}`);
   const entry = { forbidden: 0, reported: 0 };
   const controller: RunningController = {
     process: proc,
