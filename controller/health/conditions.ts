@@ -29,24 +29,15 @@ const ROLLOUT = { type: 'Rollout', waiting: 'Waiting', stopped: 'Stopped' } as c
 
 /** The Reconciling or Stalled condition for a status with this readiness and these other conditions. */
 export function healthConditions(readiness: Readiness, others: readonly Said[]): Said[] {
+  const said = (type: string, { reason, message }: Pick<Said, 'reason' | 'message'>): Said[] => [
+    { type, status: 'True', reason, message },
+  ];
   const rollout = others.find((c) => c.type === ROLLOUT.type && c.status === 'False');
-  if (rollout?.reason === ROLLOUT.stopped) {
-    return [{ type: STALLED_CONDITION, status: 'True', reason: 'RolloutStopped', message: rollout.message }];
-  }
-  if (!readiness.ready && readiness.stalled) {
-    return [
-      { type: STALLED_CONDITION, status: 'True', reason: readiness.reason, message: readiness.message },
-    ];
-  }
-  if (rollout?.reason === ROLLOUT.waiting) {
-    return [
-      { type: RECONCILING_CONDITION, status: 'True', reason: 'RolloutWaiting', message: rollout.message },
-    ];
-  }
-  if (!readiness.ready) {
-    return [
-      { type: RECONCILING_CONDITION, status: 'True', reason: readiness.reason, message: readiness.message },
-    ];
-  }
-  return [];
+  if (rollout?.reason === ROLLOUT.stopped)
+    return said(STALLED_CONDITION, { ...rollout, reason: 'RolloutStopped' });
+  if (readiness.ready && !rollout) return [];
+  if (!readiness.ready && readiness.stalled) return said(STALLED_CONDITION, readiness);
+  if (rollout?.reason === ROLLOUT.waiting)
+    return said(RECONCILING_CONDITION, { ...rollout, reason: 'RolloutWaiting' });
+  return readiness.ready ? [] : said(RECONCILING_CONDITION, readiness);
 }
