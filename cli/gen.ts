@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GENERATED_MARK, renderArtifacts } from '../synth/artifacts';
+import type { Kind } from '../constructs/kit';
 import { KINDS_HELP, STDIO, commandKinds, parseCommand } from './kinds';
 
 const GEN_HELP = `Usage: reconstruct gen [--kinds MODULE] [--crds DIR] [--types FILE] [--check]
@@ -26,18 +27,19 @@ ${KINDS_HELP}
   -h, --help          show this help
 `;
 
-export async function genCommand(argv: string[]): Promise<number> {
-  const parsed = parseCommand('gen', GEN_HELP, argv, {
-    crds: { type: 'string' },
-    types: { type: 'string' },
-    check: { type: 'boolean' },
-  });
-  if (typeof parsed === 'number') return parsed;
-  const { values } = parsed;
-  const kinds = await commandKinds('gen', values, STDIO, 'without-modules');
-  if (typeof kinds === 'number') return kinds;
-  const crds = values.crds ?? 'crds';
-  const files = await renderArtifacts(kinds.kinds, { crds, types: values.types });
+/** What gen would write: the files that differ from their definition, and CRD files of kinds that are gone. */
+export interface ArtifactPlan {
+  readonly drifted: readonly (readonly [path: string, content: string])[];
+  readonly stale: readonly string[];
+}
+
+/** The files derived from `kinds` that are out of date under `crds` and `types` (see GEN_HELP). */
+export async function planArtifacts(
+  kinds: readonly Kind[],
+  crds: string,
+  types: string | undefined,
+): Promise<ArtifactPlan> {
+  const files = await renderArtifacts(kinds, { crds, types });
   // CRD files an earlier run wrote for kinds that are gone; files of anyone else stay.
   const stale = existsSync(crds)
     ? readdirSync(crds)
@@ -49,6 +51,29 @@ export async function genCommand(argv: string[]): Promise<number> {
   const drifted = [...files].filter(
     ([path, content]) => !existsSync(path) || readFileSync(path, 'utf8') !== content,
   );
+  return { drifted, stale };
+}
+
+/** Brings the files of `plan` up to date. */
+export function writeArtifacts({ drifted, stale }: ArtifactPlan): void {
+  for (const path of stale) unlinkSync(path);
+  for (const [path, content] of drifted) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, content);
+  }
+}
+
+export async function genCommand(argv: string[]): Promise<number> {
+  const parsed = parseCommand('gen', GEN_HELP, argv, {
+    crds: { type: 'string' },
+    types: { type: 'string' },
+    check: { type: 'boolean' },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
+  const kinds = await commandKinds('gen', values, STDIO, 'without-modules');
+  if (typeof kinds === 'number') return kinds;
+  const { drifted, stale } = await planArtifacts(kinds.kinds, values.crds ?? 'crds', values.types);
   if (values.check) {
     for (const [path] of drifted) process.stderr.write(`${path} is out of date\n`);
     for (const path of stale) process.stderr.write(`${path} has no definition\n`);
@@ -56,11 +81,7 @@ export async function genCommand(argv: string[]): Promise<number> {
     if (bad) process.stderr.write('run `reconstruct gen` (npm run gen here) and commit the result\n');
     return bad ? 1 : 0;
   }
-  for (const path of stale) unlinkSync(path);
-  for (const [path, content] of drifted) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, content);
-  }
+  writeArtifacts({ drifted, stale });
   process.stdout.write(drifted.length ? `wrote ${drifted.map(([p]) => p).join(', ')}\n` : 'up to date\n');
   return 0;
 }

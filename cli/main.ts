@@ -23,6 +23,8 @@ Commands:
   controller           run the operator against a cluster
   install              render the manifests that install the operator into a cluster
   gen                  write the CRD YAML and spec types derived from kind definitions
+  dev                  the author's loop: a local cluster, the controller on the project's kinds, a
+                       new build on every save
   cluster              a local Kubernetes control plane for tests (up, down, run)
   version              print the version
   help                 show this help
@@ -100,6 +102,10 @@ async function main(argv: string[]): Promise<number> {
     case 'create': {
       const { createCommand } = await import('./init');
       return createCommand(rest);
+    }
+    case 'dev': {
+      const { devCommand } = await import('./dev/command');
+      return devCommand(rest);
     }
     case 'cluster': {
       const { clusterCommand } = await import('./cluster-command');

@@ -1,0 +1,193 @@
+/**
+ * The dev loop's builds: what happens after each type check of the project (./typecheck.ts) and each save
+ * of a sample. One at a time, in order; a build that finds nothing new does nothing.
+ *
+ *   1. the kinds, loaded again from the sources (./reload.ts)
+ *   2. `reconstruct gen`: the CRD YAML and types brought up to date; new types are checked again first
+ *   3. type errors: shown, and the running build keeps running
+ *   4. a CRD that changed: installed when every live object fits it (./crds.ts), else why not, and wait
+ *   5. what the build changes in each resource's children (./view.ts), then the build runs (./controller.ts)
+ *   6. the samples applied (at start, after a CRD changed, on their own save), and the live tree
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { KindsError } from '../../constructs/kind-modules';
+import type { Kind, KindRegistry } from '../../constructs/kit';
+import type { KubeClient } from '../../controller/kube/client';
+import { sleep } from '../../controller/abortable';
+import { planArtifacts, writeArtifacts } from '../gen';
+import { changedCrds, crdRefusals, installCrd } from './crds';
+import type { DevController } from './controller';
+import { freshKinds, projectModules } from './reload';
+import { applySamples } from './samples';
+import type { CheckResult } from './typecheck';
+import { liveTrees, previewChanges } from './view';
+
+export interface DevLoopOptions {
+  readonly projectDir: string;
+  /** The kinds module, absolute. */
+  readonly kindsModule: string;
+  readonly crds: string;
+  readonly types?: string;
+  /** The samples folder, when the project has one. */
+  readonly samples?: string;
+  readonly client: KubeClient;
+  readonly kubeconfig: string;
+  readonly kubectl: string;
+  readonly controller: DevController;
+  readonly out: (text: string) => void;
+}
+
+/** How long the live tree is followed after a build or a sample's save, at most. */
+const FOLLOW_MS = 60_000;
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+export class DevLoop {
+  private queue: Promise<void> = Promise.resolve();
+  private build = 0;
+  /** The fingerprint of the project modules the running build was loaded from. */
+  private running: string | undefined;
+  /** Each CRD as installed last, by name. */
+  private readonly installed = new Map<string, string>();
+  private samplesApplied = false;
+  private follow = new AbortController();
+  /** The kinds of the running build, for the live tree. */
+  private lastKinds: KindRegistry | undefined;
+
+  constructor(private readonly options: DevLoopOptions) {}
+
+  /** A type check finished (`startedAt`: when it saw the change). */
+  checked(result: CheckResult, startedAt: number): void {
+    this.enqueue(() => this.onCheck(result, startedAt));
+  }
+
+  /** A file under samples/ was saved. */
+  samplesSaved(): void {
+    this.enqueue(async () => {
+      if (this.running !== undefined) await this.apply();
+    });
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.follow.abort(); // the live tree of the last build gives way to the next
+    this.queue = this.queue.then(task).catch((err: unknown) => {
+      this.options.out(`✗ ${err instanceof Error ? err.message : String(err)}\n`);
+    });
+  }
+
+  /** Resolves once every build queued so far is done. */
+  idle(): Promise<void> {
+    return this.queue;
+  }
+
+  /** The project modules a build loaded, by content: equal when a save changed nothing they run. */
+  private fingerprint(): string {
+    const hash = createHash('sha256');
+    for (const path of projectModules(this.options.projectDir, Object.keys(require.cache)).sort()) {
+      hash.update(path).update('\0').update(readFileSync(path)).update('\0');
+    }
+    return hash.digest('hex');
+  }
+
+  private async onCheck(result: CheckResult, startedAt: number): Promise<void> {
+    const { out, projectDir, kindsModule, crds, types } = this.options;
+    let kinds: KindRegistry;
+    try {
+      kinds = await freshKinds(kindsModule, projectDir);
+    } catch (err) {
+      if (!(err instanceof KindsError)) throw err;
+      out(this.refused([...result.errors, err.message]));
+      return;
+    }
+    const plan = await planArtifacts(kinds.kinds, crds, types);
+    if (plan.drifted.length + plan.stale.length > 0) {
+      writeArtifacts(plan);
+      const paths = [...plan.drifted.map(([p]) => p), ...plan.stale].map((p) => relative(projectDir, p));
+      out(`gen: wrote ${paths.join(', ')}\n`);
+      // New types are checked first: the check that follows brings the build here again.
+      if (plan.drifted.some(([p]) => p.endsWith('.ts'))) return;
+    }
+    if (result.errors.length > 0) {
+      out(this.refused(result.errors));
+      return;
+    }
+    const fingerprint = this.fingerprint();
+    const changed = changedCrds(kinds.kinds, this.installed);
+    if (fingerprint === this.running && changed.length === 0) return;
+    if (!(await this.installCrds(changed))) return;
+    if (this.running !== undefined)
+      out(`changes:\n${await previewChanges(this.options.client, kinds.kinds)}`);
+    const { readyMs } = await this.options.controller.run();
+    this.running = fingerprint;
+    this.build++;
+    out(
+      `✓ build ${this.build} running (${seconds(Date.now() - startedAt)} after the change; controller ready in ${seconds(readyMs)})\n`,
+    );
+    if (!this.samplesApplied || changed.length > 0) await this.apply(kinds);
+    else void this.followTree(kinds);
+  }
+
+  /** The lines that say the new build is refused and the running one (if any) keeps running. */
+  private refused(problems: readonly string[]): string {
+    const keeps = this.running === undefined ? 'nothing runs yet' : `build ${this.build} keeps running`;
+    return `✗ ${problems.length} error(s); ${keeps}:\n${problems.map((p) => `  ${p}\n`).join('')}`;
+  }
+
+  /** Installs the changed CRDs when the cluster can take every one of them; false when it cannot. */
+  private async installCrds(changed: readonly Kind[]): Promise<boolean> {
+    const { client, out } = this.options;
+    for (const definition of changed) {
+      const refusals = await crdRefusals(client, definition);
+      if (refusals.length === 0) continue;
+      out(
+        `✗ the CRD of ${definition.kind} cannot be installed: ${this.running === undefined ? 'nothing runs yet' : `build ${this.build} keeps running`}; ` +
+          `change the schema, or the objects:\n${refusals.map((r) => `  ${r}\n`).join('')}`,
+      );
+      return false;
+    }
+    for (const definition of changed) {
+      await installCrd(client, definition);
+      this.installed.set(definition.crd.metadata.name, JSON.stringify(definition.crd));
+      out(`crd: installed ${definition.crd.metadata.name}\n`);
+    }
+    return true;
+  }
+
+  /** Applies the samples, then follows the live tree. */
+  private async apply(kinds = this.lastKinds): Promise<void> {
+    const { samples, kubectl, kubeconfig, out } = this.options;
+    if (kinds) this.lastKinds = kinds;
+    if (samples) {
+      const applied = await applySamples(kubectl, kubeconfig, samples);
+      out(`${applied.ok ? 'samples' : '✗ samples'}: ${applied.output.replace(/\n/g, '\n  ')}\n`);
+      this.samplesApplied = true;
+    }
+    if (this.lastKinds) void this.followTree(this.lastKinds);
+  }
+
+  /** Prints the live tree each time it changes, until every resource is Ready or the next build starts. */
+  private async followTree(kinds: KindRegistry): Promise<void> {
+    this.lastKinds = kinds;
+    this.follow = new AbortController();
+    const { signal } = this.follow;
+    const until = Date.now() + FOLLOW_MS;
+    let shown = '';
+    while (!signal.aborted && Date.now() < until) {
+      let trees;
+      try {
+        trees = await liveTrees(this.options.client, kinds.kinds);
+      } catch (err) {
+        this.options.out(`✗ live tree: ${err instanceof Error ? err.message : String(err)}\n`);
+        return;
+      }
+      const { text, ready } = trees;
+      if (signal.aborted) return;
+      if (text !== shown) this.options.out(`live:\n${text.replace(/^/gm, '  ')}\n`);
+      shown = text;
+      if (ready) return;
+      await sleep(500, signal);
+    }
+  }
+}
