@@ -115,7 +115,10 @@ export class DevLoop {
     }
     const fingerprint = this.fingerprint();
     const changed = changedCrds(kinds.kinds, this.installed);
-    if (fingerprint === this.running && changed.length === 0) return;
+    if (fingerprint === this.running && changed.length === 0) {
+      out(`✓ no errors; build ${this.build} is what the sources say\n`);
+      return;
+    }
     if (!(await this.installCrds(changed))) return;
     if (this.running !== undefined)
       out(`changes:\n${await previewChanges(this.options.client, kinds.kinds)}`);

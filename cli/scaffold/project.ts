@@ -34,6 +34,7 @@ function packageJson(name: string, n: KindNames): string {
     private: true,
     scripts: {
       gen: GEN,
+      dev: 'reconstruct dev',
       build: 'tsc -p tsconfig.build.json',
       synth: `reconstruct synth samples/ ${KINDS} --no-builtin-kinds -o dist/manifests`,
       test: `tsc --noEmit && ${GEN} --check && jest --selectProjects unit`,
