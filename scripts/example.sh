@@ -18,6 +18,7 @@
 #   9. npm install of the packed tarball there, then `npx reconstruct create kind` for a second kind
 #  10. npm test; npm run build (the image's build step) and install --kinds dist/kinds.js (the image's
 #      kinds module, without tsx); npm run test:cluster
+#  11. npm run dev in a terminal (tmux), edited as an author edits (scripts/dev-session.sh)
 #
 # The temporary folder goes away on exit (keep it with RECONSTRUCT_EXAMPLE_KEEP=1). The cluster
 # binaries come from RECONSTRUCT_BIN_DIR / RECONSTRUCT_CACHE_DIR as for the repository's own tests.
@@ -186,6 +187,11 @@ init_cluster_tests() {
   TMPDIR="$WORK/tmp" npm run test:cluster
 }
 
+# The author's loop, driven from a terminal: edits, a type error, a schema change (scripts/dev-session.sh).
+init_dev_loop() {
+  TMPDIR="$WORK/tmp" bash "$ROOT/scripts/dev-session.sh" "$INIT_PROJECT"
+}
+
 log "working in $WORK"
 step "npm pack (build)" pack
 step "copy examples/static-site" copy
@@ -205,6 +211,7 @@ step "init: reconstruct create kind" init_create_kind
 step "init: npm test" init_unit_tests
 step "init: npm run build + install" init_build
 step "init: npm run test:cluster" init_cluster_tests
+step "init: npm run dev (a terminal session)" init_dev_loop
 
 log "timings:"
 for t in "${TIMES[@]}"; do log "  $t"; done

@@ -52,6 +52,8 @@ export class DevLoop {
   /** Each CRD as installed last, by name. */
   private readonly installed = new Map<string, string>();
   private samplesApplied = false;
+  /** The check of a build whose CRD the live objects did not fit: tried again when a sample is saved. */
+  private waiting: { result: CheckResult; startedAt: number } | undefined;
   private follow = new AbortController();
   /** The kinds of the running build, for the live tree. */
   private lastKinds: KindRegistry | undefined;
@@ -63,10 +65,12 @@ export class DevLoop {
     this.enqueue(() => this.onCheck(result, startedAt));
   }
 
-  /** A file under samples/ was saved. */
+  /** A file under samples/ was saved: applied, and a build that waited for the objects to fit, tried again. */
   samplesSaved(): void {
     this.enqueue(async () => {
-      if (this.running !== undefined) await this.apply();
+      await this.apply();
+      const waiting = this.waiting;
+      if (waiting) await this.onCheck(waiting.result, waiting.startedAt);
     });
   }
 
@@ -93,6 +97,7 @@ export class DevLoop {
 
   private async onCheck(result: CheckResult, startedAt: number): Promise<void> {
     const { out, projectDir, kindsModule, crds, types } = this.options;
+    this.waiting = undefined;
     let kinds: KindRegistry;
     try {
       kinds = await freshKinds(kindsModule, projectDir);
@@ -119,7 +124,10 @@ export class DevLoop {
       out(`✓ no errors; build ${this.build} is what the sources say\n`);
       return;
     }
-    if (!(await this.installCrds(changed))) return;
+    if (!(await this.installCrds(changed))) {
+      this.waiting = { result, startedAt };
+      return;
+    }
     if (this.running !== undefined)
       out(`changes:\n${await previewChanges(this.options.client, kinds.kinds)}`);
     const { readyMs } = await this.options.controller.run();

@@ -52,6 +52,18 @@ npm run gen && npm test
 It takes \`--group\` and \`--version\` (default: \`reconstruct.group\` and \`reconstruct.version\` in package.json,
 here \`${n.group}\` and \`${n.version}\`), and refuses to overwrite a file unless \`--force\`.
 
+## The dev loop
+
+\`\`\`sh
+npm run dev      # reconstruct dev: a local cluster, the controller on your kinds, samples/ applied
+\`\`\`
+
+Edit \`src/\` and save: the project is type-checked (an error shows its file and line, and the running
+build keeps running), \`reconstruct gen\` runs, a changed CRD is installed when the live objects fit it, and
+the new build runs within two seconds or so, printing what it changed in each resource's children and the
+live tree with Ready. A save under \`samples/\` applies them. \`npm run dev -- --inspect\` opens a debugger's
+port (9229); Ctrl-C leaves the cluster up for the next run (\`npx reconstruct cluster down\` stops it).
+
 ## Offline, and in a cluster
 
 \`\`\`sh

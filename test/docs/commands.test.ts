@@ -9,6 +9,7 @@ import { controllerCommand } from '../../cli/controller';
 import { diffCommand } from '../../cli/diff/command';
 import { previewCommand } from '../../cli/preview/command';
 import { genCommand } from '../../cli/gen';
+import { devCommand } from '../../cli/dev/command';
 import { createCommand, initCommand } from '../../cli/init';
 import { installCommand } from '../../cli/install';
 import { krmCommand } from '../../cli/krm';
@@ -37,6 +38,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   init: (argv) => initCommand(argv),
   create: (argv) => createCommand(argv),
   cluster: clusterCommand,
+  dev: (argv) => devCommand(argv),
   migrate: (argv) => migrateCommand(argv),
 };
 /** Commands that take no flags. */
