@@ -80,6 +80,12 @@ export class DevController {
     return { child, ready };
   }
 
+  /** Whether a controller runs now (one that crashed does not). */
+  get running(): boolean {
+    const child = this.current?.child;
+    return !!child && child.exitCode === null && child.signalCode === null;
+  }
+
   /** Starts the standby now, so that the first build does not wait for its libraries to load. */
   prepare(): void {
     this.standby ??= this.startStandby();
@@ -116,6 +122,11 @@ export class DevController {
     next.child.send(message);
     const running = { child: next.child, exit: exitOf(next.child), healthPort };
     this.current = running;
+    void running.exit.then((code) => {
+      // Not stopped by the loop: it crashed, or failed at start (the lines before say why).
+      if (this.current === running)
+        this.options.onProblem(`exited (code ${code}); the next good save starts it again`);
+    });
     this.standby = this.startStandby();
     await this.waitReady(running);
     return { readyMs: Date.now() - started };

@@ -120,7 +120,7 @@ export class DevLoop {
     }
     const fingerprint = this.fingerprint();
     const changed = changedCrds(kinds.kinds, this.installed);
-    if (fingerprint === this.running && changed.length === 0) {
+    if (fingerprint === this.running && changed.length === 0 && this.options.controller.running) {
       out(`✓ no errors; build ${this.build} is what the sources say\n`);
       return;
     }
