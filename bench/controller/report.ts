@@ -4,6 +4,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import type { ControllerUnderTest } from './controller-under-test';
+import { budgetRows } from './budget';
 import type { CpuSpent } from './proc';
 import type { Settings } from './settings';
 import { median } from './support';
@@ -137,6 +138,7 @@ export function report(s: Settings, r: Results, target: ControllerUnderTest): st
       `peak ${n(r.steadyPeakRssMB, 1)} MB; V8 heap ${heapText(r.steadyHeapMB)}`,
     ],
   ];
+  rows.push(...budgetRows(r, s.count, s.overheadOnly ? 0 : s.updates));
   rows.push(...cpuRows(r, pairs));
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row: string[]) =>

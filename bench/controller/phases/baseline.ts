@@ -83,6 +83,7 @@ export async function directPhase(w: Workload, s: Settings, r: Results): Promise
     // Idle first: the Deployments' pods started, as they were in the controller's update phase.
     await cluster.waitPodsRunning(s.count * s.size, 120_000 + 400 * s.count);
     const latencies: number[] = [];
+    const cpu1 = cpuSnapshot();
     for (const name of updateTargets(names, s.updates)) {
       const { started, patched, seen } = await patchNextSize(w, name, s);
       const [deployment] = synthesize(MEMCACHED, patched as unknown as CustomResource<MemcachedSpec>, {
@@ -93,6 +94,7 @@ export async function directPhase(w: Workload, s: Settings, r: Results): Promise
       if (await seen) latencies.push(now() - started);
       await sleep(500);
     }
+    r.floorCpu = cpuSpent(cpu1, cpuSnapshot());
     r.floorUpdateLatencyMedianMs = quantile(latencies, 0.5);
   }
 }

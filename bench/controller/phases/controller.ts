@@ -130,6 +130,7 @@ async function updatePhase(w: Workload, s: Settings, r: Results, a: ControllerPr
   if (s.updates === 0) return;
   log(`${s.updates} single updates, one at a time, on an idle cluster`);
   const m0 = await a.metrics();
+  const cpu0 = cpuSnapshot(a.proc.pid);
   const latencies: number[] = [];
   const byDirection: Record<'up' | 'down', number[]> = { up: [], down: [] };
   let timeouts = 0;
@@ -147,6 +148,7 @@ async function updatePhase(w: Workload, s: Settings, r: Results, a: ControllerPr
     await a.settle(500, 10_000);
   }
   const m1 = await a.metrics();
+  r.updateCpu = cpuSpent(cpu0, cpuSnapshot(a.proc.pid));
   r.updateUpMedianMs = quantile(byDirection.up, 0.5);
   r.updateDownMedianMs = quantile(byDirection.down, 0.5);
   r.updateLatencyMedianMs = quantile(latencies, 0.5);

@@ -1,0 +1,51 @@
+/**
+ * The CPU budget of the controller: its CPU per created resource and per single update, beside the minimal
+ * apply loop's (phases/baseline.ts) doing the same work in the same run. docs/BENCHMARKS.md keeps them per
+ * release; a change that raises either by more than 10 % says why.
+ *
+ * The loop runs in the benchmark's own process, beside what that process does in every run (the creates,
+ * the patches, its watch): its CPU is the benchmark process's CPU in the baseline run less its CPU in the
+ * controller's run of the same creates (or updates), never below 0.
+ */
+import type { CpuSpent } from './proc';
+import type { Results } from './report';
+
+/** CPU in milliseconds per item of work: the controller's, and the minimal loop's. */
+export interface Budget {
+  readonly controllerMs: number;
+  readonly loopMs: number;
+}
+
+const spent = (r: Results, key: string, process: string) => (r[key] as CpuSpent | undefined)?.[process];
+
+function budgetOf(r: Results, controllerKey: string, loopKey: string, items: number): Budget | undefined {
+  const controller = spent(r, controllerKey, 'controller');
+  const withLoop = spent(r, loopKey, 'benchmark');
+  const without = spent(r, controllerKey, 'benchmark');
+  if (controller === undefined || withLoop === undefined || without === undefined || items <= 0)
+    return undefined;
+  return {
+    controllerMs: (controller / items) * 1000,
+    loopMs: (Math.max(0, withLoop - without) / items) * 1000,
+  };
+}
+
+/** Per created resource, until every resource's children are applied. */
+export const createBudget = (r: Results, count: number) =>
+  budgetOf(r, 'controllerCpuUntilApplied', 'directCpuUntilApplied', count);
+
+/** Per single update, the controller's until Ready again; the loop's patch, synthesis and apply. */
+export const updateBudget = (r: Results, updates: number) => budgetOf(r, 'updateCpu', 'floorCpu', updates);
+
+/** The budget's rows of the report. */
+export function budgetRows(r: Results, count: number, updates: number): [string, string, string][] {
+  const row = (what: string, b: Budget | undefined): [string, string, string] => [
+    what,
+    b ? `${b.controllerMs.toFixed(2)} / ${b.loopMs.toFixed(2)} ms` : 'n/a',
+    b && b.loopMs > 0 ? `${(b.controllerMs / b.loopMs).toFixed(2)}x the loop's` : '',
+  ];
+  return [
+    row('CPU per created resource: controller / minimal loop', createBudget(r, count)),
+    row('CPU per single update: controller / minimal loop', updateBudget(r, updates)),
+  ];
+}
