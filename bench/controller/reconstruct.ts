@@ -1,6 +1,7 @@
 /**
  * The reconstruct controller as the controller under test: `node dist/cli/main.js controller`, started the
- * way a user runs it, with the NODE_OPTIONS of the install manifest and JSON logs.
+ * way a user runs it, with the NODE_OPTIONS of the install manifest and JSON logs (or another build's CLI:
+ * BENCH_CONTROLLER_CLI).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +9,11 @@ import { CONTROLLER_NODE_OPTIONS } from '../../controller/install/install';
 import { freePort } from '../../controller/runtime/server';
 import type { ControllerUnderTest } from './controller-under-test';
 
-const CLI = join(__dirname, '../../cli/main.js');
+/**
+ * This build's CLI; BENCH_CONTROLLER_CLI names another build's `dist/cli/main.js` (an earlier release, for
+ * the CPU budget's table per release in docs/BENCHMARKS.md), measured by this build's harness.
+ */
+const CLI = process.env.BENCH_CONTROLLER_CLI ?? join(__dirname, '../../cli/main.js');
 /** The kinds module of `bench:peer --same-work` (peer-work-kind.ts), as compiled beside this file. */
 const PEER_WORK_KINDS = join(__dirname, 'peer-work-kind.js');
 
