@@ -13,6 +13,7 @@ import { parseCommand } from '../kinds';
 import { CRDS_DIR, KINDS_MODULE, TYPES_PATTERN } from '../scaffold/layout';
 import { DevController } from './controller';
 import { DevLoop } from './loop';
+import { liveCluster, projectBuild } from './ports';
 import { clusterKubectl } from './samples';
 import { projectTypeScript, watchTypes } from './typecheck';
 
@@ -112,14 +113,19 @@ export async function devCommand(argv: string[]): Promise<number> {
   controller.prepare();
   const loop = new DevLoop({
     projectDir,
-    kindsModule,
-    crds,
-    types: values.types === '' ? undefined : resolve(values.types ?? TYPES_PATTERN),
-    samples,
-    client: loadClient({ kubeconfig }),
-    kubeconfig,
-    kubectl: clusterKubectl(projectDir),
-    controller,
+    build: projectBuild(
+      projectDir,
+      kindsModule,
+      crds,
+      values.types === '' ? undefined : resolve(values.types ?? TYPES_PATTERN),
+    ),
+    cluster: liveCluster({
+      client: loadClient({ kubeconfig }),
+      kubectl: clusterKubectl(projectDir),
+      kubeconfig,
+      ...(samples ? { samples } : {}),
+      controller,
+    }),
     out,
   });
   let startedAt = Date.now();

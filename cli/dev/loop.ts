@@ -9,37 +9,25 @@
  *   5. what the build changes in each resource's children (./view.ts), then the build runs (./controller.ts)
  *   6. the samples applied (at start, after a CRD changed, on their own save), and the live tree
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { KindsError } from '../../constructs/kind-modules';
 import type { Kind, KindRegistry } from '../../constructs/kit';
-import type { KubeClient } from '../../controller/kube/client';
 import { sleep } from '../../controller/abortable';
-import { planArtifacts, writeArtifacts } from '../gen';
-import { changedCrds, crdRefusals, installCrd } from './crds';
-import type { DevController } from './controller';
-import { freshKinds, projectModules } from './reload';
-import { applySamples } from './samples';
+import { writeArtifacts } from '../gen';
+import { changedCrds } from './crds';
+import type { DevBuild, DevCluster } from './ports';
 import type { CheckResult } from './typecheck';
-import { liveTrees, previewChanges } from './view';
 
 export interface DevLoopOptions {
+  /** The project's folder: paths are said relative to it. */
   readonly projectDir: string;
-  /** The kinds module, absolute. */
-  readonly kindsModule: string;
-  readonly crds: string;
-  readonly types?: string;
-  /** The samples folder, when the project has one. */
-  readonly samples?: string;
-  readonly client: KubeClient;
-  readonly kubeconfig: string;
-  readonly kubectl: string;
-  readonly controller: DevController;
+  readonly build: DevBuild;
+  readonly cluster: DevCluster;
   readonly out: (text: string) => void;
+  /** How long the live tree is followed after a build or a sample's save, at most. */
+  readonly followMs?: number;
 }
 
-/** How long the live tree is followed after a build or a sample's save, at most. */
 const FOLLOW_MS = 60_000;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -86,27 +74,18 @@ export class DevLoop {
     return this.queue;
   }
 
-  /** The project modules a build loaded, by content: equal when a save changed nothing they run. */
-  private fingerprint(): string {
-    const hash = createHash('sha256');
-    for (const path of projectModules(this.options.projectDir, Object.keys(require.cache)).sort()) {
-      hash.update(path).update('\0').update(readFileSync(path)).update('\0');
-    }
-    return hash.digest('hex');
-  }
-
   private async onCheck(result: CheckResult, startedAt: number): Promise<void> {
-    const { out, projectDir, kindsModule, crds, types } = this.options;
+    const { out, projectDir, build, cluster } = this.options;
     this.waiting = undefined;
     let kinds: KindRegistry;
     try {
-      kinds = await freshKinds(kindsModule, projectDir);
+      kinds = await build.load();
     } catch (err) {
       if (!(err instanceof KindsError)) throw err;
       out(this.refused([...result.errors, err.message]));
       return;
     }
-    const plan = await planArtifacts(kinds.kinds, crds, types);
+    const plan = await build.plan(kinds.kinds);
     if (plan.drifted.length + plan.stale.length > 0) {
       writeArtifacts(plan);
       const paths = [...plan.drifted.map(([p]) => p), ...plan.stale].map((p) => relative(projectDir, p));
@@ -118,9 +97,9 @@ export class DevLoop {
       out(this.refused(result.errors));
       return;
     }
-    const fingerprint = this.fingerprint();
+    const fingerprint = build.fingerprint();
     const changed = changedCrds(kinds.kinds, this.installed);
-    if (fingerprint === this.running && changed.length === 0 && this.options.controller.running) {
+    if (fingerprint === this.running && changed.length === 0 && cluster.controller.running) {
       out(`✓ no errors; build ${this.build} is what the sources say\n`);
       return;
     }
@@ -128,9 +107,8 @@ export class DevLoop {
       this.waiting = { result, startedAt };
       return;
     }
-    if (this.running !== undefined)
-      out(`changes:\n${await previewChanges(this.options.client, kinds.kinds)}`);
-    const { readyMs } = await this.options.controller.run();
+    if (this.running !== undefined) out(`changes:\n${await cluster.changes(kinds.kinds)}`);
+    const { readyMs } = await cluster.controller.run();
     this.running = fingerprint;
     this.build++;
     out(
@@ -148,9 +126,9 @@ export class DevLoop {
 
   /** Installs the changed CRDs when the cluster can take every one of them; false when it cannot. */
   private async installCrds(changed: readonly Kind[]): Promise<boolean> {
-    const { client, out } = this.options;
+    const { cluster, out } = this.options;
     for (const definition of changed) {
-      const refusals = await crdRefusals(client, definition);
+      const refusals = await cluster.refusals(definition);
       if (refusals.length === 0) continue;
       out(
         `✗ the CRD of ${definition.kind} cannot be installed: ${this.running === undefined ? 'nothing runs yet' : `build ${this.build} keeps running`}; ` +
@@ -159,7 +137,7 @@ export class DevLoop {
       return false;
     }
     for (const definition of changed) {
-      await installCrd(client, definition);
+      await cluster.install(definition);
       this.installed.set(definition.crd.metadata.name, JSON.stringify(definition.crd));
       out(`crd: installed ${definition.crd.metadata.name}\n`);
     }
@@ -168,13 +146,11 @@ export class DevLoop {
 
   /** Applies the samples, then follows the live tree. */
   private async apply(kinds = this.lastKinds): Promise<void> {
-    const { samples, kubectl, kubeconfig, out } = this.options;
+    const { cluster, out } = this.options;
     if (kinds) this.lastKinds = kinds;
-    if (samples) {
-      const applied = await applySamples(kubectl, kubeconfig, samples);
-      out(`${applied.ok ? 'samples' : '✗ samples'}: ${applied.output.replace(/\n/g, '\n  ')}\n`);
-      this.samplesApplied = true;
-    }
+    const applied = await cluster.applySamples();
+    if (applied) out(`${applied.ok ? 'samples' : '✗ samples'}: ${applied.output.replace(/\n/g, '\n  ')}\n`);
+    this.samplesApplied = true;
     if (this.lastKinds) void this.followTree(this.lastKinds);
   }
 
@@ -183,12 +159,12 @@ export class DevLoop {
     this.lastKinds = kinds;
     this.follow = new AbortController();
     const { signal } = this.follow;
-    const until = Date.now() + FOLLOW_MS;
+    const until = Date.now() + (this.options.followMs ?? FOLLOW_MS);
     let shown = '';
     while (!signal.aborted && Date.now() < until) {
       let trees;
       try {
-        trees = await liveTrees(this.options.client, kinds.kinds);
+        trees = await this.options.cluster.trees(kinds.kinds);
       } catch (err) {
         this.options.out(`✗ live tree: ${err instanceof Error ? err.message : String(err)}\n`);
         return;
