@@ -39,7 +39,11 @@ export async function planArtifacts(
   crds: string,
   types: string | undefined,
 ): Promise<ArtifactPlan> {
-  const files = await renderArtifacts(kinds, { crds, types });
+  return planFrom(await renderArtifacts(kinds, { crds, types }), crds);
+}
+
+/** Which of the rendered `files` (by path) differ from the disk, and the CRD files under `crds` no kind has. */
+export function planFrom(files: ReadonlyMap<string, string>, crds: string): ArtifactPlan {
   // CRD files an earlier run wrote for kinds that are gone; files of anyone else stay.
   const stale = existsSync(crds)
     ? readdirSync(crds)

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Kind, KindRegistry } from '../../constructs/kit';
 import type { KubeClient } from '../../controller/kube/client';
-import { planArtifacts, type ArtifactPlan } from '../gen';
+import { renderArtifacts } from '../../synth/artifacts';
+import { planFrom, type ArtifactPlan } from '../gen';
 import { crdRefusals, installCrd } from './crds';
 import type { DevController } from './controller';
 import { freshKinds, projectModules } from './reload';
@@ -49,9 +50,21 @@ export function projectBuild(
   crds: string,
   types: string | undefined,
 ): DevBuild {
+  // What gen renders follows from the CRDs alone: rendered again only when one changed (a save of the
+  // construct costs no types rendering), compared with the files on disk every time.
+  let rendered: { key: string; files: Promise<Map<string, string>> } | undefined;
+  const plan = async (kinds: readonly Kind[]) => {
+    const key = JSON.stringify(kinds.map((k) => k.crd));
+    if (rendered?.key !== key) {
+      const files = renderArtifacts(kinds, { crds, types });
+      files.catch(() => (rendered = undefined)); // a failure is not kept: tried again at the next save
+      rendered = { key, files };
+    }
+    return planFrom(await rendered.files, crds);
+  };
   return {
     load: () => freshKinds(kindsModule, projectDir),
-    plan: (kinds) => planArtifacts(kinds, crds, types),
+    plan,
     fingerprint: () => {
       const hash = createHash('sha256');
       for (const path of projectModules(projectDir, Object.keys(require.cache)).sort()) {
