@@ -8,7 +8,9 @@
  * controller's run of the same creates (or updates), never below 0.
  */
 import type { CpuSpent } from './proc';
-import type { Results } from './report';
+
+/** The figures of a run by name, as report.ts's Results (not imported: report.ts prints these rows). */
+type Results = Readonly<Record<string, unknown>>;
 
 /** CPU in milliseconds per item of work: the controller's, and the minimal loop's. */
 export interface Budget {
