@@ -4,8 +4,7 @@
  * every save type-checks, regenerates, installs a changed CRD when it fits, and runs the new build
  * (./loop.ts). Ctrl-C stops the controller and leaves the cluster up for the next run.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { watch } from 'node:fs';
+import { existsSync, mkdirSync, watch } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadClient } from '../../controller/kube/client';
 import { clusterCommand } from '../cluster-command';

@@ -50,13 +50,11 @@ export async function installCrd(client: KubeClient, definition: Kind, timeoutMs
   });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const crd = await client.request<{
-      metadata: { generation?: number };
-      status?: { conditions?: { type: string; status: string; observedGeneration?: number }[] };
-    }>({ method: 'GET', path: `${CRDS}/${name}` });
-    const established = crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-    // The API server serves the new schema once NamesAccepted and Established hold for this generation.
-    if (established) return;
+    const crd = await client.request<{ status?: { conditions?: { type: string; status: string }[] } }>({
+      method: 'GET',
+      path: `${CRDS}/${name}`,
+    });
+    if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
     if (Date.now() > deadline)
       throw new Error(`the CRD ${name} was not established after ${timeoutMs / 1000} s`);
     await sleep(50);

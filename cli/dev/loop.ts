@@ -118,10 +118,14 @@ export class DevLoop {
     else void this.followTree(kinds);
   }
 
+  /** What runs while a new build is held back. */
+  private keeps(): string {
+    return this.running === undefined ? 'nothing runs yet' : `build ${this.build} keeps running`;
+  }
+
   /** The lines that say the new build is refused and the running one (if any) keeps running. */
   private refused(problems: readonly string[]): string {
-    const keeps = this.running === undefined ? 'nothing runs yet' : `build ${this.build} keeps running`;
-    return `✗ ${problems.length} error(s); ${keeps}:\n${problems.map((p) => `  ${p}\n`).join('')}`;
+    return `✗ ${problems.length} error(s); ${this.keeps()}:\n${problems.map((p) => `  ${p}\n`).join('')}`;
   }
 
   /** Installs the changed CRDs when the cluster can take every one of them; false when it cannot. */
@@ -131,7 +135,7 @@ export class DevLoop {
       const refusals = await cluster.refusals(definition);
       if (refusals.length === 0) continue;
       out(
-        `✗ the CRD of ${definition.kind} cannot be installed: ${this.running === undefined ? 'nothing runs yet' : `build ${this.build} keeps running`}; ` +
+        `✗ the CRD of ${definition.kind} cannot be installed: ${this.keeps()}; ` +
           `change the schema, or the objects:\n${refusals.map((r) => `  ${r}\n`).join('')}`,
       );
       return false;
