@@ -5,9 +5,13 @@
  * apply's and the same function called by the watch as the caches'. Prints a table, the share of each
  * phase in the CPU the process spent (idle excluded), and its heaviest functions.
  *
- *   node dist/bench/profile-phases.js FILE.cpuprofile [--top N]
+ *   node dist/bench/profile-phases.js FILE.cpuprofile [--top N] [--window burst|untilReady|updates]
+ *
+ * `--window` keeps the samples of one phase of the bench: bench:controller writes where each began and
+ * ended, on the profile's own clock, into `windows.json` beside the profile.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 interface CallFrame {
@@ -21,6 +25,8 @@ interface ProfileNode {
   children?: number[];
 }
 export interface Profile {
+  /** µs on the monotonic clock (process.hrtime's), where the first sample's delta starts. */
+  startTime?: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -59,8 +65,14 @@ function phaseOf(frame: CallFrame): string | undefined {
   return undefined;
 }
 
-/** CPU time (µs) by phase, and by function within each phase, of a profile (idle excluded). */
-export function phaseTimes(profile: Profile): {
+/**
+ * CPU time (µs) by phase, and by function within each phase, of a profile (idle excluded); with a window
+ * ([from, to] in µs on the profile's clock), of the samples taken within it.
+ */
+export function phaseTimes(
+  profile: Profile,
+  window?: readonly [number, number],
+): {
   total: number;
   phases: Map<string, number>;
   functions: Map<string, Map<string, number>>;
@@ -83,10 +95,13 @@ export function phaseTimes(profile: Profile): {
   const phases = new Map<string, number>();
   const functions = new Map<string, Map<string, number>>();
   let total = 0;
+  let at = profile.startTime ?? 0;
   profile.samples.forEach((id, i) => {
     const node = byId.get(id)!;
-    if (IDLE.has(node.callFrame.functionName)) return;
     const us = profile.timeDeltas[i] ?? 0;
+    at += us;
+    if (window && (at < window[0] || at > window[1])) return;
+    if (IDLE.has(node.callFrame.functionName)) return;
     total += us;
     const phase = phaseOfNode(id);
     phases.set(phase, (phases.get(phase) ?? 0) + us);
@@ -105,18 +120,23 @@ export const OUTSIDE = 'outside the controller (Node, libraries)';
 function main(): void {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { top: { type: 'string', default: '3' } },
+    options: { top: { type: 'string', default: '3' }, window: { type: 'string' } },
   });
   if (positionals.length !== 1) {
-    process.stderr.write('Usage: node dist/bench/profile-phases.js FILE.cpuprofile [--top N]\n');
+    process.stderr.write(
+      'Usage: node dist/bench/profile-phases.js FILE.cpuprofile [--top N] [--window burst|untilReady|updates]\n',
+    );
     process.exit(2);
   }
-  const { total, phases, functions } = phaseTimes(
-    JSON.parse(readFileSync(positionals[0], 'utf8')) as Profile,
-  );
+  const file = positionals[0];
+  const window = values.window === undefined ? undefined : windowOf(file, values.window);
+  const { total, phases, functions } = phaseTimes(JSON.parse(readFileSync(file, 'utf8')) as Profile, window);
   const top = Number(values.top);
   const rows = [...phases.entries()].sort((a, b) => b[1] - a[1]);
-  process.stdout.write(`CPU in the profile (idle excluded): ${(total / 1e6).toFixed(2)} s\n\n`);
+  const span = window
+    ? ` in the window '${values.window}' (${((window[1] - window[0]) / 1e6).toFixed(1)} s)`
+    : '';
+  process.stdout.write(`CPU in the profile${span} (idle excluded): ${(total / 1e6).toFixed(2)} s\n\n`);
   process.stdout.write(
     '| phase | CPU, s | share | heaviest functions (self time) |\n| --- | ---: | ---: | --- |\n',
   );
@@ -130,6 +150,26 @@ function main(): void {
       `| ${phase} | ${(us / 1e6).toFixed(2)} | ${((100 * us) / total).toFixed(1)} % | ${heaviest} |\n`,
     );
   }
+}
+
+/** A phase's [from, to] from the windows.json bench:controller wrote beside the profile. */
+function windowOf(file: string, name: string): [number, number] {
+  const path = join(dirname(file), 'windows.json');
+  let windows: Record<string, [number, number]>;
+  try {
+    windows = JSON.parse(readFileSync(path, 'utf8')) as Record<string, [number, number]>;
+  } catch (err) {
+    process.stderr.write(
+      `--window: cannot read ${path} (${(err as Error).message}); bench:controller writes it\n`,
+    );
+    process.exit(2);
+  }
+  const window = windows[name];
+  if (!window) {
+    process.stderr.write(`--window: ${path} has no '${name}' (it has: ${Object.keys(windows).join(', ')})\n`);
+    process.exit(2);
+  }
+  return window;
 }
 
 if (require.main === module) main();

@@ -18,6 +18,7 @@ import { createLogger, type Logger } from '../controller/log';
 import { objectKey } from '../controller/kube/object-key';
 import { Reconciler, type ReconcileResult } from '../controller/reconcile/reconciler';
 import type { ReconcilerOptions } from '../controller/reconcile/options';
+import type { Schedule } from '../controller/reconcile/troubles';
 import { ExternalRunner } from '../controller/external/runner';
 import { admit, admitAs } from './api-server';
 import { liveReads } from './live-reads';
@@ -78,10 +79,36 @@ export class InMemoryCluster extends InMemoryObjects {
    */
   external = this.externalRunner();
 
-  /** One reconcile of a resource by the controller running on this cluster (see restart()). */
-  reconcile(kind: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
+  /**
+   * One reconcile of a resource by the controller running on this cluster (see restart()), after the
+   * controller's timers that are due by `clock` (a stuck child's first read, which queues its resource
+   * only when it has something to say).
+   */
+  async reconcile(kind: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     this.running ??= this.reconciler();
+    await this.runTimers();
     return this.running.reconcile(kind, namespace, name);
+  }
+
+  /** The running controller's timers, on this cluster's clock. */
+  private timers: { at: number; fn: () => Promise<void>; cancelled: boolean }[] = [];
+
+  private readonly schedule: Schedule = (ms, fn) => {
+    const timer = { at: this.clock + ms, fn, cancelled: false };
+    this.timers.push(timer);
+    return () => {
+      timer.cancelled = true;
+    };
+  };
+
+  private async runTimers(): Promise<void> {
+    for (;;) {
+      const due = this.timers.find((t) => !t.cancelled && t.at <= this.clock);
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      await due.fn();
+    }
+    this.timers = this.timers.filter((t) => !t.cancelled);
   }
 
   /**
@@ -112,6 +139,7 @@ export class InMemoryCluster extends InMemoryObjects {
   /** Forgets what the running controller remembers between reconciles, as a restart or a new leader does. */
   restart(): void {
     this.running = undefined;
+    this.timers = [];
     this.external = this.externalRunner();
   }
 
@@ -141,6 +169,8 @@ export class InMemoryCluster extends InMemoryObjects {
         this.any(CUSTOM_RESOURCE_DEFINITION, undefined, crdName(kind))?.metadata.annotations,
       reads: liveReads(this),
       external: this.external,
+      schedule: this.schedule,
+      enqueue: (kind, namespace, name) => this.queued.add(objectKey(kind, namespace, name)),
     });
   }
 }

@@ -91,6 +91,7 @@ export function report(s: Settings, r: Results, target: ControllerUnderTest): st
       `until children applied ${n(r.reconcilesPerResourceUntilApplied, 2)}; errors ${n(r.reconcileErrors)}; ` +
         `non-2xx: ${codes(r.non2xx as Record<string, number>)}`,
     ],
+    ...wakeupRows(r),
     [
       'reconcile duration while creating (median / p99)',
       `${n(r.reconcileMedianMsUntilApplied, 1)} / ${n(r.reconcileP99MsUntilApplied)} ms`,
@@ -119,7 +120,8 @@ export function report(s: Settings, r: Results, target: ControllerUnderTest): st
     [
       '  floor: patch + direct apply, median',
       `${n(r.floorUpdateLatencyMedianMs, 1)} ms`,
-      `reconcile median in the update phase ${n(r.updateReconcileMedianMs, 1)} ms`,
+      `reconcile median in the update phase ${n(r.updateReconcileMedianMs, 1)} ms; per update ` +
+        `${n(r.updateReconcilesPerUpdate, 1)} reconciles, ${n(r.updateWritesPerUpdate, 1)} writes`,
     ],
     [
       'restart: writes at start-up',
@@ -199,4 +201,21 @@ function verbs(byVerb: Record<string, number> | undefined): string {
 function heapText(heap: unknown): string {
   const h = heap as { used: number; total: number } | undefined;
   return h ? `${h.used.toFixed(0)} used / ${h.total.toFixed(0)} MB` : 'n/a';
+}
+
+/** What woke each resource (watch events that enqueued it) and its own writes heard back, per resource. */
+function wakeupRows(r: Results): [string, string, string][] {
+  const woke = (r.wakeupsPerResource ?? {}) as Record<string, number>;
+  const echoes = (r.echoesPerResource ?? {}) as Record<string, number>;
+  if (Object.keys(woke).length === 0) return [];
+  const total = (x: Record<string, number>) => Object.values(x).reduce((a, b) => a + b, 0);
+  const list = (x: Record<string, number>) =>
+    Object.entries(x)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+      .join(', ');
+  return [
+    ['  watch events that woke it, per resource', total(woke).toFixed(2), list(woke)],
+    ['  its own writes heard back (echoes)', total(echoes).toFixed(2), list(echoes) || 'none'],
+  ];
 }

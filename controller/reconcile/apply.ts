@@ -31,6 +31,8 @@ import type { Tracing } from '../tracing/tracing';
 import { ownedBy, waitingFor, type ChildOutcome, type Intent } from './intent';
 import { replaceImmutable } from './replace';
 import type { CreatedChild, WriteOnlyChildren } from './write-only';
+import type { Echoes } from './echoes';
+import type { Written } from './written';
 
 /**
  * By queue key, then child key: the uid of each child this controller created that its caches have not
@@ -67,6 +69,8 @@ export interface ApplyDeps {
   readonly drift: DriftRepair;
   readonly writeOnly: WriteOnlyChildren;
   readonly unseen: UnseenChildren;
+  /** The versions this controller wrote, whose watch events wake no one. */
+  readonly echoes: Echoes;
   /** A span per child applied (controller/tracing). */
   readonly tracing: Tracing;
 }
@@ -77,6 +81,8 @@ export interface ApplyScope {
   readonly resource: CustomResource;
   readonly desired: readonly Intent[];
   readonly created: CreatedChild[];
+  /** What this reconcile writes, filled as it goes: newer than the caches until their events come. */
+  readonly written: Written;
   readonly log: Logger;
   /** Held back by a rollout (rollout.ts): children that exist are left as they are; missing ones are made. */
   readonly held?: boolean;
@@ -94,8 +100,7 @@ export interface ApplyScope {
  * refused at synthesis, so no apply waits for itself.
  */
 export function applyChildren(deps: ApplyDeps, scope: ApplyScope): Promise<ChildOutcome[]> {
-  const written = new Map<string, KubeObject>();
-  const view = writtenOver(deps.view, written);
+  const view = scope.written.over(deps.view);
   const applies = new Map<Intent, Promise<ChildOutcome>>();
   const byName = (kind: string, name: string) =>
     scope.desired.find((i) => i.child.kind === kind && i.child.metadata.name === name);
@@ -103,8 +108,7 @@ export function applyChildren(deps: ApplyDeps, scope: ApplyScope): Promise<Child
     const started = applies.get(intent);
     if (started) return started;
     const siblings = intent.policy.waitFor.flatMap(({ kind, name }) => byName(kind, name) ?? []);
-    const apply = () =>
-      applyChild({ ...deps, view }, scope, intent, (key, object) => written.set(key, object));
+    const apply = () => applyChild({ ...deps, view }, scope, intent);
     const applied = Promise.all(siblings.map(run)).then(() =>
       deps.tracing.on ? tracedApply(deps.tracing, intent, apply) : apply(),
     );
@@ -131,23 +135,7 @@ function tracedApply(tracing: Tracing, intent: Intent, apply: () => Promise<Chil
   });
 }
 
-/** The caches, with the objects this reconcile wrote laid over them (newer than the caches' until their events). */
-function writtenOver(view: ClusterView, written: ReadonlyMap<string, KubeObject>): ClusterView {
-  return {
-    get: (type, namespace, name) =>
-      written.get(objectKey(type, namespace, name)) ?? view.get(type, namespace, name),
-    list: (type, namespace, match) => view.list(type, namespace, match),
-    exists: (type, namespace, name) =>
-      written.has(objectKey(type, namespace, name)) || view.exists(type, namespace, name),
-  };
-}
-
-async function applyChild(
-  deps: ApplyDeps,
-  scope: ApplyScope,
-  intent: Intent,
-  wrote: (childKey: string, object: KubeObject) => void,
-): Promise<ChildOutcome> {
+async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): Promise<ChildOutcome> {
   const { view, writer } = deps;
   const { key, resource, desired, log } = scope;
   const { child, type, policy } = intent;
@@ -181,6 +169,8 @@ async function applyChild(
   if (drift && scope.driftMode === 'warn') return { kind: 'unchanged', label, drift };
   if (!why || (scope.held && live)) return { kind: 'unchanged', label };
   let written: Manifest | undefined;
+  // Its watch events that come before the write's answer wait for it: an echo is known by its version.
+  const answered = deps.echoes.send(childKey);
   try {
     if (policy.createOnly) {
       written = await writer.create(type, ns, withGeneratedValues(child)).then(
@@ -195,7 +185,8 @@ async function applyChild(
     } else if (!live && intent.initial) {
       // Created with the ignored fields, which a second manager of ours then holds: the next applies
       // leave them out, and they stay until their new owner changes them (server-side apply's hand-over).
-      await writer.apply(type, deps.tracing.withTraceparent(intent.createBody));
+      const made = await writer.apply(type, deps.tracing.withTraceparent(intent.createBody));
+      deps.echoes.wrote(childKey, made?.metadata?.resourceVersion);
       written = await writer.apply(type, intent.initial, `${writer.fieldManager}-initial`);
     } else {
       const body = deps.tracing.withTraceparent(intent.applied);
@@ -207,8 +198,10 @@ async function applyChild(
     const immutable = live ? immutableFields(err) : [];
     if (live && immutable.length > 0) return replaceImmutable(writer, intent, live, immutable, log);
     return failed(label, `apply ${label}`, err);
+  } finally {
+    answered(written?.metadata?.resourceVersion);
   }
-  if (written) wrote(childKey, written);
+  if (written) scope.written.record(type, written);
   if (!live) {
     // Applied again before the cache showed it: not a new child.
     const again = deps.unseen.written(key, childKey, written?.metadata?.uid ?? '');

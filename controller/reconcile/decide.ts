@@ -47,7 +47,7 @@ export interface Facts {
   readonly fresh: boolean;
   /** The records of write-only children are those the status holds already. */
   readonly recordsKept: boolean;
-  /** The kind's own readiness (or its sync's wait), asked only when a status is to be written. */
+  /** The kind's own readiness (or its sync's wait). */
   readonly readiness: () => Readiness;
   /** A user asks for this reconcile (`reconstruct.dev/requested-at`): its status says so at once. */
   readonly requested?: string;
@@ -83,14 +83,6 @@ export function decide(summary: Summary, facts: Facts): Decision {
   const quiet = conflicts.length === 0 && failures.length === 0 && waiting.length === 0;
   // What a user asked for (reconcile now, resume) is said at once, not held back.
   const asked = facts.requested !== undefined || facts.resumed === true;
-  // A new resource's children, just created, come back as watch events within milliseconds, and the
-  // reconcile they bring writes a status worth reading (how the Deployment progresses): one status write
-  // saved per resource. Only while it has no status yet: a status there says what was true before this
-  // reconcile (a wait that just ended, a child that was missing), and is rewritten now, level-based.
-  if (created.length > 0 && facts.fresh && facts.recordsKept && quiet && !asked) {
-    return { events, next: 'recheck' };
-  }
-
   let readiness = facts.readiness();
   if (conflicts.length > 0) {
     const message =

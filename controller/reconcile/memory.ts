@@ -1,6 +1,6 @@
 /**
  * What the controller remembers about each resource between reconciles, in one object: the last
- * synthesis, the children created and not seen yet, the write-only children's records and checks, what
+ * synthesis, the children created and not seen yet (and the versions written, until their echoes), the write-only children's records and checks, what
  * blocks it, a status write held back, its not-Ready streak, since when its children wait, why its stuck
  * child is stuck, its finalizer's state, the drift repairs its children were given; and the namespaces
  * being deleted; the objects its inputs read (watched for it while it reads them). Everything else is read from the caches on each reconcile. `forget` drops all of a
@@ -14,6 +14,7 @@ import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
 import { UnseenChildren } from './apply';
 import { Blockers } from './blocked';
+import { Echoes } from './echoes';
 import { DriftRepair } from '../drift/repair';
 import { Finalizer } from './finalize';
 import type { KindReads } from './kind-reads';
@@ -21,7 +22,7 @@ import { NotReadyRecheck } from './recheck';
 import { ProgressHold } from './status';
 import { Syntheses } from './synthesize';
 import { TerminatingNamespaces } from './terminating';
-import { Troubles } from './troubles';
+import { Troubles, type Schedule } from './troubles';
 import { LastingWaits } from './waits';
 import { WriteOnlyChildren } from './write-only';
 import { InputReader } from '../inputs/reader';
@@ -30,6 +31,8 @@ import type { InputWatches } from '../inputs/watches';
 export class ResourceMemory {
   readonly syntheses: Syntheses;
   readonly unseen = new UnseenChildren();
+  /** By child, not by resource: the versions its writes returned, until their watch events come. */
+  readonly echoes = new Echoes();
   readonly writeOnly: WriteOnlyChildren;
   readonly finalizer: Finalizer;
   readonly blockers = new Blockers();
@@ -49,7 +52,7 @@ export class ResourceMemory {
     now: () => Date,
     {
       reads,
-      busy,
+      schedule,
       copyLabels,
       bucketLabel,
       kindReads,
@@ -60,13 +63,14 @@ export class ResourceMemory {
       inputWatches?: InputWatches;
       /** What a kind's sync reads through, recorded; the caches themselves when not given. */
       kindReads?: KindReads;
-      busy?: () => boolean;
+      /** The timers of the first reads of stuck children (troubles.ts); real timers when not given. */
+      schedule?: Schedule;
       copyLabels?: readonly string[];
       bucketLabel?: string;
     } = {},
   ) {
     this.syntheses = new Syntheses(copyLabels, bucketLabel);
-    this.troubles = new Troubles(reads, log, now, busy);
+    this.troubles = new Troubles(reads, log, now, schedule);
     this.writeOnly = new WriteOnlyChildren(writer, now);
     this.finalizer = new Finalizer((d) => kindReads?.viewOf(d) ?? view, writer, events, now);
     this.drift = new DriftRepair(writer, log);

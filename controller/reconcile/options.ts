@@ -8,6 +8,7 @@ import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
 import type { ShardLabels } from '../sharding/let-go';
 import type { Tracing } from '../tracing/tracing';
+import type { Schedule } from './troubles';
 
 export interface ReconcilerOptions {
   /** The controller's caches (or the in-memory cluster). */
@@ -25,8 +26,8 @@ export interface ReconcilerOptions {
   readonly reads?: LiveReads;
   /** The rollout settings that override every kind's (`reconstruct controller --rollout-*`). */
   readonly rollout?: RolloutOptions;
-  /** Whether resources wait in the queue: a stuck child's first read then gets no reconcile of its own. */
-  readonly busy?: () => boolean;
+  /** The timers of stuck children's first reads (troubles.ts). @default - real timers */
+  readonly schedule?: Schedule;
   /** Reconciles a resource soon: one whose turn in a rollout has come. None: it waits for its recheck. */
   readonly enqueue?: (definition: Kind, namespace: string | undefined, name: string) => void;
   /** Label keys whose values a resource passes on to its children (`--watch-label-selector`'s). */

@@ -31,6 +31,7 @@ import { Tracing } from '../tracing/tracing';
 import { applyChildren, type ApplyDeps, type ApplyScope } from './apply';
 import type { ReconcilerOptions } from './options';
 import { decide, decideInvalid, type Decision } from './decide';
+import type { Echoes } from './echoes';
 import { finalize } from './finalize';
 import { KindReads } from './kind-reads';
 import { ResourceMemory } from './memory';
@@ -49,6 +50,7 @@ import { summarize, type Summary } from './summary';
 import { saysSuspended, suspend, suspensionOf } from './suspend';
 import type { Intent } from './intent';
 import { createdChildrenOf, sameRecords } from './write-only';
+import { Written } from './written';
 import { letGo } from '../sharding/let-go';
 import { ExternalPhase } from '../external/phase';
 import { ExternalRunner } from '../external/runner';
@@ -105,9 +107,9 @@ export class Reconciler {
     const kindReads = (this.kindReads = new KindReads(view));
     this.memory = new ResourceMemory(view, writer, events, log, now, { ...options, kindReads });
     this.ordered = new OrderedDeletion(view, writer);
-    const { drift, writeOnly, unseen } = this.memory;
+    const { drift, writeOnly, unseen, echoes } = this.memory;
     const tracing = (this.tracing = options.tracing ?? Tracing.off);
-    this.apply = { view, writer, drift, writeOnly, unseen, tracing };
+    this.apply = { view, writer, drift, writeOnly, unseen, echoes, tracing };
     const enqueue = options.enqueue ?? (() => undefined);
     const steps = options.external ?? new ExternalRunner({ reader: writer, enqueue, tracing });
     this.external = new ExternalPhase(steps, writer, (d) => kindReads.viewOf(d), now, events);
@@ -122,6 +124,9 @@ export class Reconciler {
    * again once it goes, or changes (a user may mark it for adoption).
    */
   blockedBy: ResourceMemory['blockers']['blockedBy'] = (...args) => this.memory.blockers.blockedBy(...args);
+
+  /** The versions its writes returned, which the children's watches hear as echoes (echoes.ts). */
+  readonly echoes = (): Echoes => this.memory.echoes;
 
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const key = objectKey(definition, namespace, name);
@@ -202,6 +207,7 @@ export class Reconciler {
       resource,
       desired,
       created,
+      written: new Written(),
       log,
       asked,
       gate,
@@ -302,14 +308,16 @@ export class Reconciler {
     syncWaits: readonly SyncWait[],
     external: ExternalState | undefined,
   ): Promise<ReconcileResult> {
-    const { key, definition, resource, desired, created } = scope;
+    const { key, definition, resource, desired, created, written } = scope;
     const { troubles } = this.memory;
-    await troubles.refresh(key, desired, this.view, resource.metadata.namespace);
+    const { namespace: ns, name } = resource.metadata;
+    const wake = () => this.enqueue?.(definition, definition.namespaced ? ns : undefined, name);
+    await troubles.refresh(key, desired, written.over(this.view), ns, wake);
     const waiting = summary.waiting.join('; ');
     const context = {
       resource,
       children: desired.map((d) => d.child),
-      view: this.kindReads.viewOf(definition),
+      view: written.over(this.kindReads.viewOf(definition)),
       ...(waiting ? { waiting: { ready: false, reason: 'Waiting', message: waiting } } : {}),
       ...(external?.observed !== undefined ? { observed: external.observed } : {}),
     };
@@ -348,11 +356,9 @@ export class Reconciler {
       () => ({ ...definition.status(context), ...records }),
       (ready) => [rollout(ready), drifted].filter((c) => c !== undefined),
     );
-    // A stuck child's next read is due, a resource held back by a rollout looks for its turn: looked at
-    // again then, whatever else comes.
+    // A resource held back by a rollout looks for its turn: looked at again then, whatever else comes.
     const due = Math.min(
       result.requeueAfterMs ?? Infinity,
-      troubles.dueInMs(key) ?? Infinity,
       gate.held ? HELD_RECHECK_MS : Infinity,
       external?.afterMs ?? Infinity,
     );

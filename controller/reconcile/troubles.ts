@@ -8,6 +8,9 @@
  * Any change of the blocking child drops what was read, and the next read waits until the child has been
  * still for STUCK_AFTER_MS again, and for the backoff: a rollout in progress costs no read. Reads are
  * paced across the controller (READS_PER_SECOND), so a burst of stuck resources cannot flood the API.
+ * The first read of a streak comes on a timer of its own, outside any reconcile, and queues the resource
+ * only when it has something to say: a workload whose pods merely take a while to start costs a read,
+ * not a reconcile.
  */
 import {
   PERSISTENT_VOLUME_CLAIM,
@@ -98,7 +101,24 @@ interface Streak {
   /** The time the pace gave its next read. */
   reservedAt?: number;
   line?: string;
+  /** The child as the last reconcile saw it, for the first read's timer. */
+  blocking: Blocking;
+  /** Queues the resource: the first read found something to say. */
+  wake?: () => void;
+  /** Cancels the first read's timer. */
+  cancel?: () => void;
+  /** A read under way (the timer's), which a reconcile waits for rather than read again. */
+  reading?: Promise<void>;
 }
+
+/** Runs `fn` in `ms` (the controller: a timer; the in-memory cluster: its clock); returns a cancel. */
+export type Schedule = (ms: number, fn: () => Promise<void>) => () => void;
+
+const timers: Schedule = (ms, fn) => {
+  const timer = setTimeout(() => void fn(), ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
 
 /** How many reads a second the controller makes, at most, after a burst of READ_BURST. */
 export const READS_PER_SECOND = 5;
@@ -126,29 +146,32 @@ export class Troubles {
     private readonly reads: LiveReads | undefined,
     private readonly log: Logger,
     private readonly now: () => Date,
-    private readonly busy: () => boolean = () => false,
+    private readonly schedule: Schedule = timers,
   ) {}
 
   /**
    * Reads why the resource's blocking child is stuck, when it is due: the child has been not ready and
-   * unchanged for STUCK_AFTER_MS, and the last read is older than the backoff.
+   * unchanged for STUCK_AFTER_MS, and the last read is older than the backoff. Until the first read, a
+   * timer waits for it (`wake` queues the resource when that read has something to say).
    */
   async refresh(
     key: string,
     desired: readonly Intent[],
     view: ClusterView,
     namespace?: string,
+    wake?: () => void,
   ): Promise<void> {
     const blocking = this.reads && !this.refused ? blockingChild(desired, view, namespace) : undefined;
     if (!blocking) {
-      this.streaks.delete(key);
+      this.forget(key);
       return;
     }
     const now = this.now().getTime();
     const version = blocking.live.metadata.resourceVersion;
     let streak = this.streaks.get(key);
     if (!streak || streak.child !== blocking.label) {
-      streak = { child: blocking.label, version, reads: 0, nextReadAt: now + STUCK_AFTER_MS };
+      streak?.cancel?.();
+      streak = { child: blocking.label, version, reads: 0, nextReadAt: now + STUCK_AFTER_MS, blocking };
       this.streaks.set(key, streak);
     } else if (streak.version !== version) {
       // The child moved: what was read is of before, and the next read waits until it is still again
@@ -156,7 +179,31 @@ export class Troubles {
       Object.assign(streak, { version, line: undefined });
       streak.nextReadAt = Math.max(streak.nextReadAt, now + STUCK_AFTER_MS);
     }
-    if (now < streak.nextReadAt) return;
+    Object.assign(streak, { blocking, wake });
+    await streak.reading;
+    if (now >= streak.nextReadAt) await this.read(streak, now);
+    if (streak.reads === 0) this.timeFirstRead(key, streak);
+  }
+
+  /** The first read's timer, at its time: it reads, and wakes the resource if there is something to say. */
+  private timeFirstRead(key: string, streak: Streak): void {
+    streak.cancel?.();
+    streak.cancel = this.schedule(Math.max(0, streak.nextReadAt - this.now().getTime()), async () => {
+      streak.cancel = undefined;
+      if (this.streaks.get(key) !== streak || streak.reads > 0) return;
+      const now = this.now().getTime();
+      if (now < streak.nextReadAt) return this.timeFirstRead(key, streak);
+      streak.reading = this.read(streak, now);
+      await streak.reading;
+      streak.reading = undefined;
+      if (streak.reads === 0)
+        this.timeFirstRead(key, streak); // its turn in the pace is later
+      else if (streak.line !== undefined) streak.wake?.();
+    });
+  }
+
+  /** One read of the streak's child, when the pace gives it its turn (else its time moves to that turn). */
+  private async read(streak: Streak, now: number): Promise<void> {
     // Reads are paced across the controller: a burst of stuck resources reads a few a second.
     if (streak.reservedAt === undefined) {
       streak.reservedAt = this.pace.reserve(now);
@@ -168,6 +215,7 @@ export class Troubles {
     streak.reservedAt = undefined;
     streak.reads += 1;
     streak.nextReadAt = now + Math.min(REREAD_MS * 2 ** (streak.reads - 1), REREAD_MAX_MS);
+    const { blocking } = streak;
     try {
       streak.line = await whyStuck(this.reads!, blocking.type, blocking.live, blocking.namespace);
     } catch (err) {
@@ -193,18 +241,6 @@ export class Troubles {
     return readiness.ready || !line ? readiness : { ...readiness, message: `${readiness.message}; ${line}` };
   }
 
-  /**
-   * When the resource must be reconciled again for its first read, if it is to come. Not while the
-   * controller is busy (resources wait in its queue): a burst of new resources whose pods take a while is
-   * not reconciled once more each for it; their reads come with the reconciles that come anyway (their
-   * children's events, the not-Ready recheck within a minute).
-   */
-  dueInMs(key: string): number | undefined {
-    if (this.busy()) return undefined;
-    const streak = this.streaks.get(key);
-    return streak?.reads === 0 ? Math.max(0, streak.nextReadAt - this.now().getTime()) : undefined;
-  }
-
   /** A user asked for a reconcile now: a stuck child is read again in this reconcile, not after the backoff. */
   readNow(key: string): void {
     const streak = this.streaks.get(key);
@@ -212,6 +248,7 @@ export class Troubles {
   }
 
   forget(key: string): void {
+    this.streaks.get(key)?.cancel?.();
     this.streaks.delete(key);
   }
 }

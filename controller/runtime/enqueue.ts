@@ -1,7 +1,8 @@
 /**
  * What the events of a watch enqueue (the `enqueue` of its row in watches.ts): the resource itself, the
  * resource a child belongs to, the resources an object in the way blocks, or what a kind's extra watch
- * names. Only the resource's own events go in at once; the rest are gathered for GATHER_MS.
+ * names. Only the resource's own events go in at once; the rest are gathered for GATHER_MS. A child's
+ * event that brings back the controller's own write enqueues nothing (controller/reconcile/echoes.ts).
  */
 import {
   LABEL_INSTANCE,
@@ -13,6 +14,7 @@ import {
   type KubeObject,
 } from '../../constructs/kit';
 import { objectKey } from '../kube/object-key';
+import type { Echoes } from '../reconcile/echoes';
 import type { Metrics } from './metrics';
 import type { WorkQueue } from './queue';
 import type { InformerHandlers } from './store';
@@ -36,6 +38,8 @@ export interface Routing {
     namespace: string | undefined,
     name: string,
   ): Iterable<{ definition: Kind; namespace?: string; name: string }>;
+  /** The versions the controller wrote: a child's event that brings one back wakes no one. */
+  readonly echoes?: Echoes;
 }
 
 /** What a watch's events do: enqueue what its row says, for the updates its predicate passes. */
@@ -62,7 +66,17 @@ export function watchHandlers(watch: Watch, routing: Routing): InformerHandlers<
     return true;
   };
   const counted = (event: 'add' | 'update' | 'delete', obj: KubeObject, worthIt = true) => {
-    metrics.watchEvent(kind.kind, watch.type.plural, event, worthIt && onEvent(obj));
+    const judged = () => metrics.watchEvent(kind.kind, watch.type.plural, event, worthIt && onEvent(obj));
+    const { namespace, name, resourceVersion } = obj.metadata;
+    const child = objectKey(watch.type, namespace, name ?? '');
+    const echo = enqueue.to === 'owner' && routing.echoes?.event(child, resourceVersion, event);
+    if (echo === true) metrics.watchEvent(kind.kind, watch.type.plural, event, 'echo');
+    else if (echo instanceof Promise) {
+      // A write of the child is in flight: its answer says whether this is its echo.
+      void echo.then((own) =>
+        own ? metrics.watchEvent(kind.kind, watch.type.plural, event, 'echo') : judged(),
+      );
+    } else judged();
   };
   return {
     ...(watch.onAdd ? { onAdd: (obj: KubeObject) => counted('add', obj) } : {}),

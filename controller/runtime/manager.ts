@@ -143,7 +143,6 @@ export class Manager implements ClusterView {
       copyLabels: this.selector?.keys,
       ...(options.shardedWatch ? { bucketLabel: BUCKET_LABEL } : {}),
       shard: options.shard,
-      busy: () => this.queue.length > 0,
       enqueue,
       external: this.external,
       inputWatches: this.inputWatches,
@@ -164,7 +163,14 @@ export class Manager implements ClusterView {
     this.caches = new Caches(client, options.namespaces, log, observer);
     const { reads } = this.reconciler.kindReads;
     for (const watch of watchTable(kinds.kinds, this.selector, options.shardedWatch, reads)) {
-      const routing = { queue: this.queue, kinds, metrics, blockedBy: this.reconciler.blockedBy };
+      const { reconciler } = this;
+      const routing = {
+        queue: this.queue,
+        kinds,
+        metrics,
+        blockedBy: reconciler.blockedBy,
+        echoes: reconciler.echoes(),
+      };
       this.states.need(watch.kind, this.caches.open(watch, watchHandlers(watch, routing)));
     }
     // A CRD installed after the controller started (or reinstalled) is picked up within a second or so,

@@ -128,7 +128,7 @@ export class Metrics {
     });
     this.watchEvents = new Counter({
       name: 'reconstruct_watch_events_total',
-      help: "Watch events, by the kind whose watch saw them, the resource watched, the event (add, update, delete) and result: enqueued, or filtered (the watch's predicate found nothing a reconcile reads changed, or an object in the way blocks no resource).",
+      help: "Watch events, by the kind whose watch saw them, the resource watched, the event (add, update, delete) and result: enqueued; filtered (the watch's predicate found nothing a reconcile reads changed, or an object in the way blocks no resource); or echo (a child as this controller's own write returned it).",
       labelNames: ['kind', 'resource', 'event', 'result'],
       registers,
     });
@@ -318,9 +318,10 @@ export class Metrics {
     this.restarts.inc({ resource, reason });
   }
 
-  /** One event of a kind's watch of `resource` (a plural), and whether it enqueued anything. */
-  watchEvent(kind: string, resource: string, event: 'add' | 'update' | 'delete', enqueued: boolean): void {
-    this.watchEvents.inc({ kind, resource, event, result: enqueued ? 'enqueued' : 'filtered' });
+  /** One event of a kind's watch of `resource` (a plural): whether it enqueued anything, or was an echo. */
+  watchEvent(kind: string, resource: string, event: string, enqueued: boolean | 'echo'): void {
+    const result = enqueued === 'echo' ? 'echo' : enqueued ? 'enqueued' : 'filtered';
+    this.watchEvents.inc({ kind, resource, event, result });
   }
 
   /** One request the conversion webhook answered. */

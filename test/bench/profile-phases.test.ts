@@ -3,8 +3,9 @@ import { OUTSIDE, phaseTimes, type Profile } from '../../bench/profile-phases';
 
 const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0 });
 
-it('gives a library call to the phase that made it, idle to none, and the rest to outside', () => {
-  const profile: Profile = {
+function sampleProfile(): Profile {
+  return {
+    startTime: 100,
     nodes: [
       { id: 1, callFrame: frame('(root)'), children: [2, 5, 7, 8] },
       {
@@ -21,6 +22,18 @@ it('gives a library call to the phase that made it, idle to none, and the rest t
     samples: [3, 3, 6, 7, 8],
     timeDeltas: [10, 20, 40, 1000, 5],
   };
+}
+
+it('keeps, in a window, only the samples taken within it (on the profile clock)', () => {
+  // The samples end at 110, 130, 170, 1170 and 1175 µs.
+  const { total, phases } = phaseTimes(sampleProfile(), [120, 180]);
+  expect(total).toBe(60);
+  expect(Object.fromEntries(phases)).toEqual({ 'apply (compare, write)': 20, 'watches and caches': 40 });
+  expect(phaseTimes(sampleProfile(), [1171, 2000]).phases.get(OUTSIDE)).toBe(5);
+});
+
+it('gives a library call to the phase that made it, idle to none, and the rest to outside', () => {
+  const profile = sampleProfile();
   const { total, phases } = phaseTimes(profile);
   expect(total).toBe(75);
   expect(Object.fromEntries(phases)).toEqual({

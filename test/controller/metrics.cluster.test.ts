@@ -9,6 +9,8 @@ import {
   createNamespace,
   deleteNamespace,
   getJson,
+  kubectl,
+  readyCondition,
   uniqueName,
   waitFor,
 } from '../support/kubectl';
@@ -97,4 +99,46 @@ it('exports controller-runtime’s and client-go’s families, which move as the
   expect(patched('200')).toBeGreaterThanOrEqual(1);
   expect(sample(after, 'workqueue_depth', 'name="reconstruct"')).toBe(0);
   expect(sample(after, 'controller_runtime_active_workers', 'controller="memcached"')).toBe(0);
+});
+
+it('hears its own writes come back (echoes) without reconciling for them; a change by someone else wakes it', async () => {
+  const before = await controller.metrics();
+  const events = (metrics: string, resource: string, event: string, result: string) =>
+    counter(
+      metrics,
+      'reconstruct_watch_events_total',
+      (l) =>
+        l.includes(`resource="${resource}"`) &&
+        l.includes(`event="${event}"`) &&
+        l.includes(`result="${result}"`),
+    );
+  const grew = async (resource: string, event: string, result: string) =>
+    events(await controller.metrics(), resource, event, result) - events(before, resource, event, result);
+  applyYaml(JSON.stringify(memcached('echo', { size: 1 }, ns)));
+  await waitFor(async () => (await grew('deployments', 'add', 'echo')) === 1, {
+    what: 'the Deployment’s creation heard as an echo',
+  });
+  expect(await grew('services', 'add', 'echo')).toBe(1);
+  expect(await grew('deployments', 'add', 'enqueued')).toBe(0);
+  // Ready all the same: the reconcile that made the children judged them by what their applies answered,
+  // and the Deployment's status updates (someone else's writes) wake it.
+  await waitFor(() => readyCondition('memcached', 'echo', ns)?.status === 'True', {
+    what: 'Memcached echo Ready',
+    timeoutMs: 60_000,
+  });
+
+  // Its own update of the Deployment is an echo too; someone else's scale is not (and is put back).
+  applyYaml(JSON.stringify(memcached('echo', { size: 2 }, ns)));
+  await waitFor(async () => (await grew('deployments', 'update', 'echo')) >= 1, {
+    what: 'the Deployment’s update heard as an echo',
+  });
+  const woken = events(await controller.metrics(), 'deployments', 'update', 'enqueued');
+  kubectl(['scale', 'deployment', 'echo', '-n', ns, '--replicas=5']);
+  await waitFor(async () => events(await controller.metrics(), 'deployments', 'update', 'enqueued') > woken, {
+    what: 'a scale by someone else waking the Memcached',
+  });
+  await waitFor(
+    () => getJson<{ spec: { replicas: number } }>(['deployment', 'echo', '-n', ns]).spec.replicas === 2,
+    { what: 'the Deployment put back to 2 replicas' },
+  );
 });

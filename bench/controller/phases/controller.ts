@@ -3,12 +3,13 @@
  * asked, a quiet minute) and the steady state (controller B, restarted with a short resync). See main.ts and
  * peer.ts for what each measures.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sleep } from '../../../controller/abortable';
 import type { Cluster } from '../cluster';
 import { ControllerProcess } from '../controller-process';
 import type { ControllerUnderTest } from '../controller-under-test';
-import { WRITE_VERBS, reconcileMeanMs, reconcileQuantileMs, requestMeanMs } from '../metrics';
+import { WRITE_VERBS, reconcileMeanMs, reconcileQuantileMs, requestMeanMs, type Snapshot } from '../metrics';
 import { cpuSnapshot, cpuSpent } from '../proc';
 import type { Results } from '../report';
 import type { Settings } from '../settings';
@@ -16,6 +17,15 @@ import { log, now, quantile, until } from '../support';
 import { type Workload, createAll, patchNextSize, readyAgain, updateTargets } from './workload';
 
 const KiB_TO_MB = 1024 / 1e6;
+
+/**
+ * The monotonic clock in µs: the clock of V8's CPU profiles (their startTime and samples), so that the
+ * profile of controller A can be cut into the bench's phases (bench/profile-phases.ts --window).
+ */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Where each phase of controller A began and ended, on the profile's clock: `windows.json` beside it. */
+export type ProfileWindows = Record<'burst' | 'untilReady' | 'updates', [number, number]>;
 
 /** No resync during a phase: a day. */
 const NO_RESYNC = 86_400;
@@ -42,6 +52,7 @@ export async function controllerPhase(
     const m0 = await a.metrics();
     log(`creating ${s.count} Memcached resources, ${s.concurrency} requests in flight`);
     const t0 = now();
+    const us0 = monotonicUs();
     const cpu0 = cpuSnapshot(a.proc.pid);
     progress = setInterval(() => {
       const withChildren = names.filter((n) => observer.childrenApplied(n) !== undefined).length;
@@ -59,6 +70,7 @@ export async function controllerPhase(
     const missing = names.filter((n) => observer.childrenApplied(n) === undefined).length;
     if (!applied) throw new Error(`children of ${missing} resources not applied in time`);
     const tApplied = observer.lastChildApplied(names);
+    const windows: Partial<ProfileWindows> = { burst: [us0, monotonicUs()] };
     r.controllerCpuUntilApplied = cpuSpent(cpu0, cpuSnapshot(a.proc.pid));
     r.controllerAppliedSeconds = (tApplied - t0) / 1000;
     const lat = observer.latencies(names);
@@ -78,6 +90,7 @@ export async function controllerPhase(
       if (!allReady) log(`only ${observer.readyAt.size}/${s.count} Ready after ${readyTimeout / 1000} s`);
       const settled = await a.settle(3000, 120_000);
       if (!settled) log('controller A still writing 120 s after the last resource became Ready');
+      windows.untilReady = [us0, monotonicUs()];
     }
     const m1 = await a.metrics();
     r.peakRssMB = a.peakRssKiB * KiB_TO_MB;
@@ -99,6 +112,8 @@ export async function controllerPhase(
     r.statusChangesPerResource = per(observer.statusChanges);
     r.reconcilesPerResourceUntilApplied = per(mApplied.reconciles() - m0.reconciles());
     r.reconcilesPerResource = per(m1.reconciles() - m0.reconciles());
+    r.wakeupsPerResource = wakeups(m0, m1, 'enqueued', s.count);
+    r.echoesPerResource = wakeups(m0, m1, 'echo', s.count);
     r.reconcileErrors = m1.reconcileErrors() - m0.reconcileErrors();
     r.reconcileMedianMsUntilApplied = reconcileQuantileMs(m0, mApplied, 0.5);
     r.reconcileP99MsUntilApplied = reconcileQuantileMs(m0, mApplied, 0.99);
@@ -111,7 +126,12 @@ export async function controllerPhase(
     r.eventLoopLagP99Ms = m1.eventLoopLagP99Ms();
 
     clearInterval(progress);
-    if (!s.overheadOnly) await updatePhase(w, s, r, a);
+    if (!s.overheadOnly) {
+      const updates0 = monotonicUs();
+      await updatePhase(w, s, r, a);
+      windows.updates = [updates0, monotonicUs()];
+    }
+    if (s.cpuProfDir) writeFileSync(join(s.cpuProfDir, 'windows.json'), `${JSON.stringify(windows)}\n`);
     if (!s.overheadOnly && s.idleSeconds) await idlePhase(s.idleSeconds, r, a);
   } finally {
     clearInterval(progress);
@@ -125,6 +145,27 @@ export async function controllerPhase(
       );
   }
 }
+
+/**
+ * Per resource, the watch events that woke a resource (`enqueued`) or were its own writes coming back
+ * (`echo`), by `resource event`; reconstruct's own metric, none for another controller.
+ */
+function wakeups(m0: Snapshot, m1: Snapshot, result: string, count: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const { labels, value } of m1.series(WATCH_EVENTS)) {
+    if (labels.result !== result) continue;
+    const key = `${labels.resource} ${labels.event}`;
+    const before = m0.sum(
+      WATCH_EVENTS,
+      (l) => l.resource === labels.resource && l.event === labels.event && l.result === result,
+    );
+    out[key] = (out[key] ?? 0) + (value - before) / count;
+  }
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v > 0));
+}
+
+/** reconstruct's counter of watch events, by resource, event and result. */
+const WATCH_EVENTS = 'reconstruct_watch_events_total';
 
 async function updatePhase(w: Workload, s: Settings, r: Results, a: ControllerProcess): Promise<void> {
   if (s.updates === 0) return;
@@ -157,6 +198,7 @@ async function updatePhase(w: Workload, s: Settings, r: Results, a: ControllerPr
   r.updateTimeouts = timeouts;
   r.updateReconcileMedianMs = reconcileQuantileMs(m0, m1, 0.5);
   r.updateWritesPerUpdate = (m1.writes() - m0.writes()) / s.updates;
+  r.updateReconcilesPerUpdate = (m1.reconciles() - m0.reconciles()) / s.updates;
 }
 
 /** The controller left alone once everything converged: what it still spends and sends. */

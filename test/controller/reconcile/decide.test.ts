@@ -48,11 +48,12 @@ describe('decide', () => {
       },
     ],
     [
-      'children created for a new resource: no event, no status (their watch events bring the next reconcile)',
+      'children created for a new resource: no event; the status says how the children just written do',
       { ...quiet, created: ['Deployment web', 'Service web'] },
-      facts({ fresh: true }),
+      facts({ fresh: true, readiness: () => PROGRESSING }),
       {
         events: [],
+        status: { readiness: PROGRESSING, mayHold: true },
         next: 'recheck',
       },
     ],
@@ -206,14 +207,6 @@ describe('decide', () => {
       { kind: 'failed', label: 'Service web', message: 'apply Service web: 500' },
     ]);
     expect(reasons(summary, facts())).toEqual(['Warning ApplyFailed']);
-  });
-
-  it('asks the kind for its readiness only when a status is written', () => {
-    const readiness = jest.fn(() => READY);
-    decide({ ...quiet, created: ['Deployment web'] }, facts({ fresh: true, readiness }));
-    expect(readiness).not.toHaveBeenCalled();
-    decide(quiet, facts({ readiness }));
-    expect(readiness).toHaveBeenCalledTimes(1);
   });
 
   it('a spec the construct refuses: InvalidSpec in Ready (stalled) and a Warning, not retried', () => {

@@ -142,7 +142,7 @@ describe("a kind's own Ready rule", () => {
 });
 
 describe('Ready right after an update, while the cache still shows the old child', () => {
-  it('is not Ready for the new spec until the cache shows what was applied', async () => {
+  it('is not Ready for the new spec until its Deployment has observed it, whatever the cache shows', async () => {
     cluster = new InMemoryCluster([webAppKind]);
     cluster.putResource(webAppKind, 'docs', { image: 'app:v1', replicas: 2 }, NS);
     await reconcile();
@@ -172,7 +172,8 @@ describe('Ready right after an update, while the cache still shows the old child
     expect(cluster.ready(webAppKind, NS, 'docs')).toMatchObject({
       status: 'False',
       reason: 'Progressing',
-      message: 'Deployment docs: not yet updated to the current spec',
+      // Judged by what the apply answered: the Deployment's controller has not seen the new spec yet.
+      message: 'Deployment docs: its latest spec is not observed yet',
     });
   });
 });

@@ -5,7 +5,6 @@
  * the *.cluster.test.ts files; the status side is in reconciler-status.test.ts.
  */
 import { DEPLOYMENT, SERVICE, databaseManagerKind, memcachedKind } from '../../../constructs';
-import { STUCK_AFTER_MS } from '../../../controller/reconcile/troubles';
 import { ApiError } from '../../../controller/kube/errors';
 import { exporterKind } from '../../fixtures/kinds/exporter';
 import { InMemoryCluster } from '../../../testing';
@@ -18,11 +17,20 @@ beforeEach(() => {
 const { reconcile, writes, available } = reconcilerHelpers(() => cluster);
 
 describe('a new resource', () => {
-  it('applies every child, writes no status yet, and checks back within seconds (its pods, should it be stuck)', async () => {
+  it('applies every child, says in its status how they do as written, and checks back within a minute', async () => {
     cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
     const result = await reconcile(memcachedKind, 'cache');
-    expect(writes().sort()).toEqual(['apply Deployment/cache', 'apply Service/cache']);
-    expect(result).toEqual({ requeueAfterMs: STUCK_AFTER_MS });
+    expect(writes().sort()).toEqual([
+      'apply Deployment/cache',
+      'apply Service/cache',
+      'status Memcached/cache',
+    ]);
+    // Read from what the applies answered, not the caches, which show the children only at their events.
+    expect(cluster.ready(memcachedKind, NS, 'cache')).toMatchObject({
+      status: 'False',
+      reason: 'Progressing',
+    });
+    expect(result).toEqual({ requeueAfterMs: 60_000 }); // the not-Ready recheck; its pods are a timer's
     expect(cluster.events).toEqual([]); // what its creation asked for: its status says how they do
   });
 
@@ -104,7 +112,7 @@ describe('pruning', () => {
     writes();
     cluster.setSpec(databaseManagerKind, NS, 'db', { deploymentName: 'new' });
     await reconcile(databaseManagerKind, 'db');
-    expect(writes()).toEqual(['apply Deployment/new', 'delete Deployment/old']);
+    expect(writes()).toEqual(['apply Deployment/new', 'delete Deployment/old', 'status DatabaseManager/db']);
     expect(cluster.events.map((e) => e.reason)).toContain('Pruned');
   });
 

@@ -162,7 +162,11 @@ describe('the generated root password Secret', () => {
   it('is never made when spec.rootPasswordSecret names the user’s', async () => {
     create({ rootPasswordSecret: { name: 'mine' } });
     await reconcile();
-    expect(writes().sort()).toEqual(['apply Service/mysql', 'apply StatefulSet/mysql']);
+    expect(writes().sort()).toEqual([
+      'apply Service/mysql',
+      'apply StatefulSet/mysql',
+      'status Cluster/mysql',
+    ]);
     expect(cluster.any(SECRET, NS, SECRET_NAME)).toBeUndefined();
   });
 
