@@ -6,6 +6,10 @@
  * phase in the CPU the process spent (idle excluded), and its heaviest functions.
  *
  *   node dist/bench/profile-phases.js FILE.cpuprofile [--top N] [--window burst|untilReady|updates]
+ *   node dist/bench/profile-phases.js BEFORE.cpuprofile AFTER.cpuprofile [--window ...]
+ *
+ * Given two profiles (a change's before and after, each with its windows.json), prints each phase's CPU
+ * side by side, with the change.
  *
  * `--window` keeps the samples of one phase of the bench: bench:controller writes where each began and
  * ended, on the profile's own clock, into `windows.json` beside the profile.
@@ -117,39 +121,65 @@ export function phaseTimes(
 /** Where a sample with no frame of ours on its stack goes. */
 export const OUTSIDE = 'outside the controller (Node, libraries)';
 
+const USAGE =
+  'Usage: node dist/bench/profile-phases.js FILE.cpuprofile [AFTER.cpuprofile] [--top N] [--window burst|untilReady|updates]\n';
+
 function main(): void {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: { top: { type: 'string', default: '3' }, window: { type: 'string' } },
   });
-  if (positionals.length !== 1) {
-    process.stderr.write(
-      'Usage: node dist/bench/profile-phases.js FILE.cpuprofile [--top N] [--window burst|untilReady|updates]\n',
-    );
+  if (positionals.length < 1 || positionals.length > 2) {
+    process.stderr.write(USAGE);
     process.exit(2);
   }
-  const file = positionals[0];
-  const window = values.window === undefined ? undefined : windowOf(file, values.window);
-  const { total, phases, functions } = phaseTimes(JSON.parse(readFileSync(file, 'utf8')) as Profile, window);
-  const top = Number(values.top);
-  const rows = [...phases.entries()].sort((a, b) => b[1] - a[1]);
+  const times = positionals.map((file) => {
+    const window = values.window === undefined ? undefined : windowOf(file, values.window);
+    return { window, ...phaseTimes(JSON.parse(readFileSync(file, 'utf8')) as Profile, window) };
+  });
+  const { window } = times[0];
   const span = window
     ? ` in the window '${values.window}' (${((window[1] - window[0]) / 1e6).toFixed(1)} s)`
     : '';
-  process.stdout.write(`CPU in the profile${span} (idle excluded): ${(total / 1e6).toFixed(2)} s\n\n`);
   process.stdout.write(
-    '| phase | CPU, s | share | heaviest functions (self time) |\n| --- | ---: | ---: | --- |\n',
+    times.length === 1
+      ? `CPU in the profile${span} (idle excluded): ${seconds(times[0].total)} s\n\n${table(times[0], Number(values.top))}`
+      : `CPU${span ? ` by the windows '${values.window}'` : ''} (idle excluded): ${seconds(times[0].total)} s before, ` +
+          `${seconds(times[1].total)} s after\n\n${comparison(times[0], times[1])}`,
   );
+}
+
+type Times = ReturnType<typeof phaseTimes>;
+const seconds = (us: number) => (us / 1e6).toFixed(2);
+
+/** One profile's phases, heaviest first, with their heaviest functions. */
+function table({ total, phases, functions }: Times, top: number): string {
+  const rows = [...phases.entries()].sort((a, b) => b[1] - a[1]);
+  let out = '| phase | CPU, s | share | heaviest functions (self time) |\n| --- | ---: | ---: | --- |\n';
   for (const [phase, us] of rows) {
     const heaviest = [...(functions.get(phase) ?? new Map<string, number>()).entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([fn, t]) => `${fn} ${((100 * t) / total).toFixed(1)} %`)
       .join('; ');
-    process.stdout.write(
-      `| ${phase} | ${(us / 1e6).toFixed(2)} | ${((100 * us) / total).toFixed(1)} % | ${heaviest} |\n`,
-    );
+    out += `| ${phase} | ${seconds(us)} | ${((100 * us) / total).toFixed(1)} % | ${heaviest} |\n`;
   }
+  return out;
+}
+
+/** Two profiles' phases side by side, the heaviest before first, with the change. */
+export function comparison(before: Times, after: Times): string {
+  const names = [...new Set([...before.phases.keys(), ...after.phases.keys()])].sort(
+    (a, b) => (before.phases.get(b) ?? 0) - (before.phases.get(a) ?? 0),
+  );
+  let out = '| phase | before, s | after, s | change |\n| --- | ---: | ---: | ---: |\n';
+  for (const name of [...names, 'total']) {
+    const b = name === 'total' ? before.total : (before.phases.get(name) ?? 0);
+    const a = name === 'total' ? after.total : (after.phases.get(name) ?? 0);
+    const change = b > 0 ? `${a >= b ? '+' : ''}${((100 * (a - b)) / b).toFixed(0)} %` : 'new';
+    out += `| ${name} | ${seconds(b)} | ${seconds(a)} | ${change} |\n`;
+  }
+  return out;
 }
 
 /** A phase's [from, to] from the windows.json bench:controller wrote beside the profile. */

@@ -1,5 +1,5 @@
 /** The profile read by phase (bench/profile-phases.ts): each sample to the nearest frame of ours, leaf up. */
-import { OUTSIDE, phaseTimes, type Profile } from '../../bench/profile-phases';
+import { OUTSIDE, comparison, phaseTimes, type Profile } from '../../bench/profile-phases';
 
 const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0 });
 
@@ -41,4 +41,23 @@ it('gives a library call to the phase that made it, idle to none, and the rest t
     'watches and caches': 40,
     [OUTSIDE]: 5,
   });
+});
+
+it('sets two profiles side by side, phase by phase, with the change', () => {
+  const seconds = (deltas: number[]) => deltas.map((d) => d * 100_000); // 10 µs -> 1 s
+  const before = phaseTimes({ ...sampleProfile(), timeDeltas: seconds([10, 20, 40, 1000, 5]) });
+  const after = phaseTimes({
+    ...sampleProfile(),
+    samples: [3, 6, 7, 8],
+    timeDeltas: seconds([10, 40, 1000, 5]),
+  });
+  expect(comparison(before, after).split('\n')).toEqual([
+    '| phase | before, s | after, s | change |',
+    '| --- | ---: | ---: | ---: |',
+    '| watches and caches | 4.00 | 4.00 | +0 % |',
+    '| apply (compare, write) | 3.00 | 1.00 | -67 % |',
+    `| ${OUTSIDE} | 0.50 | 0.50 | +0 % |`,
+    '| total | 7.50 | 5.50 | -27 % |',
+    '',
+  ]);
 });
