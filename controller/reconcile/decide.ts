@@ -15,6 +15,8 @@ import type { Summary } from './summary';
 
 /** How often a resource whose kind the API server does not map yet is tried again. */
 export const UNDISCOVERED_RECHECK_MS = 3_000;
+/** How long a new resource's first status waits while the controller is busy (a burst). */
+export const FIRST_STATUS_HOLD_MS = 1_000;
 
 export interface EventNote {
   readonly type: 'Normal' | 'Warning';
@@ -47,7 +49,9 @@ export interface Facts {
   readonly fresh: boolean;
   /** The records of write-only children are those the status holds already. */
   readonly recordsKept: boolean;
-  /** The kind's own readiness (or its sync's wait). */
+  /** Resources wait in the controller's queue: a burst is under way. */
+  readonly busy?: boolean;
+  /** The kind's own readiness (or its sync's wait), asked only when a status is to be written. */
   readonly readiness: () => Readiness;
   /** A user asks for this reconcile (`reconstruct.dev/requested-at`): its status says so at once. */
   readonly requested?: string;
@@ -83,6 +87,13 @@ export function decide(summary: Summary, facts: Facts): Decision {
   const quiet = conflicts.length === 0 && failures.length === 0 && waiting.length === 0;
   // What a user asked for (reconcile now, resume) is said at once, not held back.
   const asked = facts.requested !== undefined || facts.resumed === true;
+  // A burst of new resources: children first. While resources wait in the queue, a new resource's first
+  // status is held a second (its children's own status updates usually bring that reconcile sooner), so
+  // that the workers apply the next resources' children before they say how these do.
+  if (created.length > 0 && facts.fresh && facts.recordsKept && quiet && !asked && facts.busy) {
+    return { events, next: { afterMs: FIRST_STATUS_HOLD_MS } };
+  }
+
   let readiness = facts.readiness();
   if (conflicts.length > 0) {
     const message =

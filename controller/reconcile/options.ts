@@ -26,6 +26,8 @@ export interface ReconcilerOptions {
   readonly reads?: LiveReads;
   /** The rollout settings that override every kind's (`reconstruct controller --rollout-*`). */
   readonly rollout?: RolloutOptions;
+  /** Whether resources wait in the queue: a new resource's first status then waits a second (decide.ts). */
+  readonly busy?: () => boolean;
   /** The timers of stuck children's first reads (troubles.ts). @default - real timers */
   readonly schedule?: Schedule;
   /** Reconciles a resource soon: one whose turn in a rollout has come. None: it waits for its recheck. */

@@ -92,6 +92,7 @@ export class Reconciler {
   private readonly external: ExternalPhase;
   private readonly drift: DriftPhase;
   private readonly tracing: Tracing;
+  private readonly busy: () => boolean;
 
   constructor(options: ReconcilerOptions) {
     const { view, writer, events, log, now = () => new Date(), kindAnnotations = () => undefined } = options;
@@ -103,6 +104,7 @@ export class Reconciler {
     this.kindAnnotations = kindAnnotations;
     this.rollouts = new Rollouts(view, now, options.rollout);
     this.enqueue = options.enqueue;
+    this.busy = options.busy ?? (() => false);
     this.shard = options.shard;
     const kindReads = (this.kindReads = new KindReads(view));
     this.memory = new ResourceMemory(view, writer, events, log, now, { ...options, kindReads });
@@ -127,7 +129,6 @@ export class Reconciler {
 
   /** The versions its writes returned, which the children's watches hear as echoes (echoes.ts). */
   readonly echoes = (): Echoes => this.memory.echoes;
-
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const key = objectKey(definition, namespace, name);
     const resource = () => this.view.get(definition, namespace, name) as CustomResource | undefined;
@@ -326,6 +327,7 @@ export class Reconciler {
       ...scope.asked,
       kind: definition.kind,
       fresh: isFresh(resource),
+      busy: this.busy(),
       recordsKept: sameRecords(created, createdChildrenOf(resource)),
       // A child that fails is what the reconcile says (ApplyFailed, or the kind not mapped yet): a sibling
       // that waits for it meanwhile waits behind that, not a wait of its own to report.

@@ -143,6 +143,7 @@ export class Manager implements ClusterView {
       copyLabels: this.selector?.keys,
       ...(options.shardedWatch ? { bucketLabel: BUCKET_LABEL } : {}),
       shard: options.shard,
+      busy: () => this.queue.length > 0,
       enqueue,
       external: this.external,
       inputWatches: this.inputWatches,

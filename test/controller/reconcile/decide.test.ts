@@ -6,6 +6,7 @@ import { SpecError, type Readiness } from '../../../constructs/kit';
 import {
   decide,
   decideInvalid,
+  FIRST_STATUS_HOLD_MS,
   UNDISCOVERED_RECHECK_MS,
   type Facts,
 } from '../../../controller/reconcile/decide';
@@ -56,6 +57,12 @@ describe('decide', () => {
         status: { readiness: PROGRESSING, mayHold: true },
         next: 'recheck',
       },
+    ],
+    [
+      'children created for a new resource in a burst (resources wait in the queue): children first, its status in a second',
+      { ...quiet, created: ['Deployment web', 'Service web'] },
+      facts({ fresh: true, busy: true, readiness: () => PROGRESSING }),
+      { events: [], next: { afterMs: FIRST_STATUS_HOLD_MS } },
     ],
     [
       'a child made again for a resource that had a status: one Created event, and the status of the world now',
@@ -207,6 +214,14 @@ describe('decide', () => {
       { kind: 'failed', label: 'Service web', message: 'apply Service web: 500' },
     ]);
     expect(reasons(summary, facts())).toEqual(['Warning ApplyFailed']);
+  });
+
+  it('asks the kind for its readiness only when a status is written', () => {
+    const readiness = jest.fn(() => READY);
+    decide({ ...quiet, created: ['Deployment web'] }, facts({ fresh: true, busy: true, readiness }));
+    expect(readiness).not.toHaveBeenCalled();
+    decide(quiet, facts({ readiness }));
+    expect(readiness).toHaveBeenCalledTimes(1);
   });
 
   it('a spec the construct refuses: InvalidSpec in Ready (stalled) and a Warning, not retried', () => {

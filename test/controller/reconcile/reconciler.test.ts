@@ -6,6 +6,8 @@
  */
 import { DEPLOYMENT, SERVICE, databaseManagerKind, memcachedKind } from '../../../constructs';
 import { ApiError } from '../../../controller/kube/errors';
+import { FIRST_STATUS_HOLD_MS } from '../../../controller/reconcile/decide';
+import { Reconciler } from '../../../controller/reconcile/reconciler';
 import { exporterKind } from '../../fixtures/kinds/exporter';
 import { InMemoryCluster } from '../../../testing';
 import { NS, kinds, reconcilerHelpers } from './reconciler-helpers';
@@ -32,6 +34,21 @@ describe('a new resource', () => {
     });
     expect(result).toEqual({ requeueAfterMs: 60_000 }); // the not-Ready recheck; its pods are a timer's
     expect(cluster.events).toEqual([]); // what its creation asked for: its status says how they do
+  });
+
+  it('in a burst (resources wait in the queue), applies its children first and says how they do a second later', async () => {
+    const writer = cluster.writer();
+    const now = () => new Date(cluster.clock);
+    const events = { emit: () => undefined };
+    const busy = new Reconciler({ view: cluster, writer, events, log: cluster.log, now, busy: () => true });
+    cluster.putResource(memcachedKind, 'cache', { size: 2 }, NS);
+    expect(await busy.reconcile(memcachedKind, NS, 'cache')).toEqual({
+      requeueAfterMs: FIRST_STATUS_HOLD_MS,
+    });
+    expect(writes().sort()).toEqual(['apply Deployment/cache', 'apply Service/cache']);
+    cluster.clock += FIRST_STATUS_HOLD_MS;
+    await busy.reconcile(memcachedKind, NS, 'cache');
+    expect(writes()).toEqual(['status Memcached/cache']);
   });
 
   it('gives every child a controller ownerReference to the resource', async () => {
