@@ -20,6 +20,7 @@ import {
   isNamespaceTerminating,
   isOwnerKindUndiscovered,
 } from '../kube/errors';
+import { kindKey } from '../../constructs/kit/api-kind';
 import { objectKey } from '../kube/object-key';
 import type { Writer } from '../kube/writer';
 import type { Logger } from '../log';
@@ -83,6 +84,8 @@ export interface ApplyScope {
   readonly created: CreatedChild[];
   /** What this reconcile writes, filled as it goes: newer than the caches until their events come. */
   readonly written: Written;
+  /** The child types the kind's inputs read (written.ts): their events are news, not echoes. */
+  readonly readByInputs: ReadonlySet<string>;
   readonly log: Logger;
   /** Held back by a rollout (rollout.ts): children that exist are left as they are; missing ones are made. */
   readonly held?: boolean;
@@ -170,7 +173,7 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
   if (!why || (scope.held && live)) return { kind: 'unchanged', label };
   let written: Manifest | undefined;
   // Its watch events that come before the write's answer wait for it: an echo is known by its version.
-  const answered = deps.echoes.send(childKey);
+  const answered = scope.readByInputs.has(kindKey(type)) ? undefined : deps.echoes.send(childKey);
   try {
     if (policy.createOnly) {
       written = await writer.create(type, ns, withGeneratedValues(child)).then(
@@ -199,7 +202,7 @@ async function applyChild(deps: ApplyDeps, scope: ApplyScope, intent: Intent): P
     if (live && immutable.length > 0) return replaceImmutable(writer, intent, live, immutable, log);
     return failed(label, `apply ${label}`, err);
   } finally {
-    answered(written?.metadata?.resourceVersion);
+    answered?.(written?.metadata?.resourceVersion);
   }
   if (written) scope.written.record(type, written);
   if (!live) {

@@ -49,8 +49,11 @@ export interface Facts {
   readonly fresh: boolean;
   /** The records of write-only children are those the status holds already. */
   readonly recordsKept: boolean;
-  /** Resources wait in the controller's queue: a burst is under way. */
-  readonly busy?: boolean;
+  /**
+   * A new resource's first status waits (FIRST_STATUS_HOLD_MS): resources wait in the queue (a burst,
+   * children first), or a child its inputs read was just made (its event, news to the inputs, comes first).
+   */
+  readonly holdFirstStatus?: boolean;
   /** The kind's own readiness (or its sync's wait), asked only when a status is to be written. */
   readonly readiness: () => Readiness;
   /** A user asks for this reconcile (`reconstruct.dev/requested-at`): its status says so at once. */
@@ -90,7 +93,7 @@ export function decide(summary: Summary, facts: Facts): Decision {
   // A burst of new resources: children first. While resources wait in the queue, a new resource's first
   // status is held a second (its children's own status updates usually bring that reconcile sooner), so
   // that the workers apply the next resources' children before they say how these do.
-  if (created.length > 0 && facts.fresh && facts.recordsKept && quiet && !asked && facts.busy) {
+  if (created.length > 0 && facts.fresh && facts.recordsKept && quiet && !asked && facts.holdFirstStatus) {
     return { events, next: { afterMs: FIRST_STATUS_HOLD_MS } };
   }
 

@@ -50,7 +50,7 @@ import { summarize, type Summary } from './summary';
 import { saysSuspended, suspend, suspensionOf } from './suspend';
 import type { Intent } from './intent';
 import { createdChildrenOf, sameRecords } from './write-only';
-import { Written } from './written';
+import { Written, childInputTypes } from './written';
 import { letGo } from '../sharding/let-go';
 import { ExternalPhase } from '../external/phase';
 import { ExternalRunner } from '../external/runner';
@@ -127,8 +127,7 @@ export class Reconciler {
    */
   blockedBy: ResourceMemory['blockers']['blockedBy'] = (...args) => this.memory.blockers.blockedBy(...args);
 
-  /** The versions its writes returned, which the children's watches hear as echoes (echoes.ts). */
-  readonly echoes = (): Echoes => this.memory.echoes;
+  readonly echoes = (): Echoes => this.memory.echoes; // the children's watches hear (echoes.ts)
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const key = objectKey(definition, namespace, name);
     const resource = () => this.view.get(definition, namespace, name) as CustomResource | undefined;
@@ -207,8 +206,7 @@ export class Reconciler {
       definition,
       resource,
       desired,
-      created,
-      written: new Written(),
+      ...{ created, written: new Written(), readByInputs: childInputTypes(definition) },
       log,
       asked,
       gate,
@@ -327,7 +325,7 @@ export class Reconciler {
       ...scope.asked,
       kind: definition.kind,
       fresh: isFresh(resource),
-      busy: this.busy(),
+      holdFirstStatus: this.busy() || scope.readByInputs.size > 0,
       recordsKept: sameRecords(created, createdChildrenOf(resource)),
       // A child that fails is what the reconcile says (ApplyFailed, or the kind not mapped yet): a sibling
       // that waits for it meanwhile waits behind that, not a wait of its own to report.

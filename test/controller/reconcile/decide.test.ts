@@ -61,7 +61,7 @@ describe('decide', () => {
     [
       'children created for a new resource in a burst (resources wait in the queue): children first, its status in a second',
       { ...quiet, created: ['Deployment web', 'Service web'] },
-      facts({ fresh: true, busy: true, readiness: () => PROGRESSING }),
+      facts({ fresh: true, holdFirstStatus: true, readiness: () => PROGRESSING }),
       { events: [], next: { afterMs: FIRST_STATUS_HOLD_MS } },
     ],
     [
@@ -218,7 +218,10 @@ describe('decide', () => {
 
   it('asks the kind for its readiness only when a status is written', () => {
     const readiness = jest.fn(() => READY);
-    decide({ ...quiet, created: ['Deployment web'] }, facts({ fresh: true, busy: true, readiness }));
+    decide(
+      { ...quiet, created: ['Deployment web'] },
+      facts({ fresh: true, holdFirstStatus: true, readiness }),
+    );
     expect(readiness).not.toHaveBeenCalled();
     decide(quiet, facts({ readiness }));
     expect(readiness).toHaveBeenCalledTimes(1);
