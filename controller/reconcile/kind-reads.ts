@@ -28,9 +28,7 @@ export class KindReads {
     const made = this.views.get(key);
     if (made) return made;
     // What its inputs read of its children (KindOptions.inputs), it reads from the first reconcile on.
-    const types = new Set<string>(
-      Object.values(definition.inputs).flatMap((i) => (i.from === 'child' ? [kindKey(i.type)] : [])),
-    );
+    const types = new Set<string>(childInputTypes(definition));
     this.read.set(key, types);
     const caches = this.caches;
     const recording: ClusterView & { [KIT_VIEW]: ClusterView } = {
@@ -55,4 +53,21 @@ export class KindReads {
   /** Whether the code of the owner's kind (a child's controller ownerReference names it) read `type`. */
   readonly reads = (owner: KindName, type: ApiKind): boolean =>
     this.read.get(kindKey(owner))?.has(kindKey(type)) ?? false;
+}
+
+const childInputs = new WeakMap<Kind, ReadonlySet<string>>();
+
+/**
+ * The types of the children a kind's inputs read (`from: 'child'`), made once per kind. The inputs phase
+ * reads them before the apply, so a write of one is news to the resource (its event is no echo).
+ */
+export function childInputTypes(definition: Kind): ReadonlySet<string> {
+  let types = childInputs.get(definition);
+  if (!types) {
+    types = new Set(
+      Object.values(definition.inputs).flatMap((i) => (i.from === 'child' ? [kindKey(i.type)] : [])),
+    );
+    childInputs.set(definition, types);
+  }
+  return types;
 }

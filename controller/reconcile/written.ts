@@ -5,8 +5,7 @@
  * says how the Deployment just created does, not that it is missing (and its watch event, an echo, then
  * wakes no one: echoes.ts). The view reads what is written at the time of each read.
  */
-import type { ApiKind, ClusterView, Kind, KubeObject, LabelMatch } from '../../constructs/kit';
-import { kindKey } from '../../constructs/kit/api-kind';
+import type { ApiKind, ClusterView, KubeObject, LabelMatch } from '../../constructs/kit';
 import { KIT_VIEW, kitView } from '../../constructs/kit/kit-view';
 import { objectKey } from '../kube/object-key';
 
@@ -72,15 +71,5 @@ function inList(
     writtenType.kind === type.kind &&
     (namespace === undefined || object.metadata.namespace === namespace) &&
     (!match || object.metadata.labels?.[match.label] === match.value)
-  );
-}
-
-/**
- * The types of the children a kind's inputs read (`from: 'child'`): the inputs phase read them before the
- * apply, so a write of one is news to the resource (its event is no echo), and its first status waits.
- */
-export function childInputTypes(definition: Kind): ReadonlySet<string> {
-  return new Set(
-    Object.values(definition.inputs).flatMap((i) => (i.from === 'child' ? [kindKey(i.type)] : [])),
   );
 }
