@@ -1,10 +1,11 @@
 /**
  * What the controller remembers about each resource between reconciles, in one object: the last
- * synthesis, the children created and not seen yet (and the versions written, until their echoes), the write-only children's records and checks, what
- * blocks it, a status write held back, its not-Ready streak, since when its children wait, why its stuck
- * child is stuck, its finalizer's state, the drift repairs its children were given; and the namespaces
- * being deleted; the objects its inputs read (watched for it while it reads them). Everything else is read from the caches on each reconcile. `forget` drops all of a
- * resource's at once, when it is gone.
+ * synthesis, the children created and not seen yet (and the versions written, until their echoes), the
+ * write-only children's records and checks, what blocks it, a status write held back, its not-Ready
+ * streak, since when its children wait, why its stuck child is stuck, its finalizer's state, the drift
+ * repairs its children were given; and the namespaces being deleted; the objects its inputs read (watched
+ * for it while it reads them). Everything else is read from the caches on each reconcile. `forget` drops
+ * all of a resource's at once, when it is gone.
  */
 import type { ClusterView } from '../../constructs/kit';
 import type { EventSink } from '../kube/events';

@@ -49,7 +49,7 @@ import { handledReconcile, isFresh, kindReadiness, writeStatus, type OtherCondit
 import { summarize, type Summary } from './summary';
 import { saysSuspended, suspend, suspensionOf } from './suspend';
 import type { Intent } from './intent';
-import { createdChildrenOf, sameRecords } from './write-only';
+import { createdChildrenOf, sameRecords, type CreatedChild } from './write-only';
 import { Written } from './written';
 import { letGo } from '../sharding/let-go';
 import { ExternalPhase } from '../external/phase';
@@ -74,6 +74,14 @@ interface Scope extends ApplyScope {
   /** What becomes of the children changed by hand (controller/drift). */
   readonly driftMode: DriftMode;
 }
+
+type ScopeBase = Pick<Scope, 'key' | 'definition' | 'resource' | 'desired' | 'log' | 'asked'>;
+
+/** What the status records beside the kind's fields: the write-only children made, the reconcile handled. */
+const recordsOf = (created: readonly CreatedChild[], resource: CustomResource) => ({
+  ...(created.length > 0 ? { createdChildren: created } : {}),
+  ...handledReconcile(resource),
+});
 
 export class Reconciler {
   private readonly memory: ResourceMemory;
@@ -179,7 +187,7 @@ export class Reconciler {
       this.memory.inputs.resolve(definition, resource, log, this.external.observed(key)),
     );
     const synthesis = () => this.memory.syntheses.intents(definition, key, resource, inputs);
-    const { finalizer, terminating, writeOnly } = this.memory;
+    const { finalizer, terminating } = this.memory;
     const children = () => synthesis().map((i) => i.child);
     const outside = await phase('external finalize', () =>
       this.external.finalize(definition, resource, children, !!requested, log),
@@ -196,23 +204,9 @@ export class Reconciler {
       desired = this.tracing.spanSync('synthesize', {}, synthesis);
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
-      return this.invalid({ key, definition, resource, log }, err, asked);
+      return this.invalid({ key, definition, resource, log, asked }, err);
     }
-    const created = writeOnly.records(key, resource);
-    const changes = () => changesChildren(desired, this.view, namespace);
-    const gate = this.rollouts.gate(definition, resource, changes);
-    const scope: Scope = {
-      key,
-      definition,
-      resource,
-      desired,
-      ...{ created, written: new Written(), readByInputs: childInputTypes(definition) },
-      log,
-      asked,
-      gate,
-      held: gate.held,
-      driftMode: driftModeOf(resource, this.kindAnnotations(definition)),
-    };
+    const scope = this.scopeOf({ key, definition, resource, desired, log, asked });
     const applied = await phase('apply', () => this.applyPhase(scope));
     if (!('created' in applied)) return applied;
     const { summary, syncWaits } = await phase('prune', () => this.pruneAndSync(scope, applied));
@@ -222,19 +216,27 @@ export class Reconciler {
     return phase('status', () => this.statusPhase(scope, summary, syncWaits, external));
   }
 
+  /** What the apply, prune and status phases of one reconcile share, from its synthesis on. */
+  private scopeOf(base: ScopeBase): Scope {
+    const { key, definition, resource, desired } = base;
+    const changes = () => changesChildren(desired, this.view, resource.metadata.namespace);
+    const gate = this.rollouts.gate(definition, resource, changes);
+    return {
+      ...base,
+      created: this.memory.writeOnly.records(key, resource),
+      written: new Written(),
+      readByInputs: childInputTypes(definition),
+      gate,
+      held: gate.held,
+      driftMode: driftModeOf(resource, this.kindAnnotations(definition)),
+    };
+  }
+
   /** The synthesize phase's end when the construct refuses the spec: said, and not retried. */
-  private invalid(
-    { key, definition, resource, log }: Pick<Scope, 'key' | 'definition' | 'resource' | 'log'>,
-    err: SpecError,
-    asked: Scope['asked'],
-  ) {
+  private invalid({ key, definition, resource, log, asked }: Omit<ScopeBase, 'desired'>, err: SpecError) {
     const child = err instanceof ChildError ? { child: err.child } : {};
     log.warn('cannot synthesize', { ...child, field: err.field, error: err.detail });
-    const created = this.memory.writeOnly.records(key, resource);
-    const records = {
-      ...(created.length > 0 ? { createdChildren: created } : {}),
-      ...handledReconcile(resource),
-    };
+    const records = recordsOf(this.memory.writeOnly.records(key, resource), resource);
     return this.settle(key, definition, resource, decideInvalid(err, asked), () => records);
   }
 
@@ -339,8 +341,7 @@ export class Reconciler {
     });
     const { gate } = scope;
     const records = {
-      ...(created.length > 0 ? { createdChildren: created } : {}),
-      ...handledReconcile(resource),
+      ...recordsOf(created, resource),
       ...revisionRecord(definition, resource, gate, summary.failures.length === 0),
     };
     const note = rolloutEvent(resource, gate, definition.revision);
