@@ -135,7 +135,8 @@ export class Reconciler {
    */
   blockedBy: ResourceMemory['blockers']['blockedBy'] = (...args) => this.memory.blockers.blockedBy(...args);
 
-  readonly echoes = (): Echoes => this.memory.echoes; // the children's watches hear (echoes.ts)
+  /** The versions its writes returned, which the children's watches hear as echoes (echoes.ts). */
+  readonly echoes = (): Echoes => this.memory.echoes;
   async reconcile(definition: Kind, namespace: string | undefined, name: string): Promise<ReconcileResult> {
     const key = objectKey(definition, namespace, name);
     const resource = () => this.view.get(definition, namespace, name) as CustomResource | undefined;

@@ -14,6 +14,9 @@ import {
 } from '../../../constructs';
 import { Construct } from 'constructs';
 import { clusterRules } from '../../../controller/install/permissions';
+import { objectKey } from '../../../controller/kube/object-key';
+import { Reconciler } from '../../../controller/reconcile/reconciler';
+import { memcachedKind } from '../../../constructs';
 import { InMemoryCluster } from '../../../testing';
 import { webFrontKind } from '../../fixtures/kinds/web-front';
 
@@ -93,6 +96,34 @@ it('renders the resource again when a ConfigMap it reads changes, writing only w
   await reconcile();
   expect(writes()).toEqual(['apply Deployment/shop']);
   expect(envOf(cluster.any(DEPLOYMENT, NS, 'shop'))).toEqual([{ name: 'THEME', value: 'light' }]);
+});
+
+describe('a child its inputs read', () => {
+  /** A reconciler of its own, to ask its echoes. */
+  const reconcilerOf = (kinds: ConstructorParameters<typeof InMemoryCluster>[0]) => {
+    const own = new InMemoryCluster(kinds);
+    const now = () => new Date(own.clock);
+    const events = { emit: () => undefined };
+    const reconciler = new Reconciler({ view: own, writer: own.writer(), events, log: own.log, now });
+    return { own, reconciler };
+  };
+  const version = (c: InMemoryCluster, type: typeof SERVICE, name: string) =>
+    c.any(type, NS, name)?.metadata.resourceVersion;
+
+  it('is news, not an echo, when written: its event brings the reconcile that resolves the inputs', async () => {
+    const { own, reconciler } = reconcilerOf([webFrontKind, memcachedKind]);
+    own.putResource(webFrontKind, 'shop', { image: 'web:1', settings: 'shop-settings' }, NS);
+    await reconciler.reconcile(webFrontKind, NS, 'shop');
+    await reconciler.reconcile(webFrontKind, NS, 'shop');
+    const service = version(own, SERVICE, 'shop');
+    expect(service).toBeDefined();
+    expect(reconciler.echoes().heard(objectKey(SERVICE, NS, 'shop'), service)).toBe(false);
+    // A kind whose inputs read none of its children: its own writes come back as echoes.
+    own.putResource(memcachedKind, 'cache', { size: 1 }, NS);
+    await reconciler.reconcile(memcachedKind, NS, 'cache');
+    const deployment = version(own, DEPLOYMENT, 'cache');
+    expect(reconciler.echoes().heard(objectKey(DEPLOYMENT, NS, 'cache'), deployment)).toBe(true);
+  });
 });
 
 describe('the install of a kind with inputs', () => {
