@@ -41,7 +41,13 @@ export interface ConversionServerOptions {
   readonly address: string;
   /** The serving key and certificate, PEM. */
   readonly certificate: { readonly key: string; readonly cert: string };
-  readonly convert: Convert;
+  /**
+   * Converts one object; or what loads the converter, awaited before each review is answered (keep what
+   * it loads: it is asked again every time), so that a process loads the kinds' modules only once a
+   * conversion is asked for (the serving thread does). A failure to load answers the review 500, and
+   * the next review asks again.
+   */
+  readonly convert: Convert | { readonly load: () => Promise<Convert> };
   /** Gets one line per failed conversion; none per success. */
   readonly log: Logger;
   /**
@@ -156,7 +162,18 @@ export class ConversionServer implements ConversionEndpoint {
       return status(400, 'BadRequest', errorMessage(err));
     }
     const { apiVersion, kind, request } = review;
-    return { code: 200, body: { apiVersion, kind, response: this.review(request) } };
+    let convert: Convert;
+    try {
+      convert =
+        typeof this.options.convert === 'function' ? this.options.convert : await this.options.convert.load();
+    } catch (err) {
+      this.options.log.error('could not load the conversions', {
+        uid: request.uid,
+        error: errorMessage(err),
+      });
+      return status(500, 'InternalError', `could not load the conversions: ${errorMessage(err)}`);
+    }
+    return { code: 200, body: { apiVersion, kind, response: this.review(request, convert) } };
   }
 
   /** Writes an answer; once stopping, with `Connection: close`, so that stop() is not kept waiting. */
@@ -176,12 +193,12 @@ export class ConversionServer implements ConversionEndpoint {
   }
 
   /** The response to a review: every object converted, or the first failure, which fails them all. */
-  private review(request: ConversionRequest): Record<string, unknown> {
+  private review(request: ConversionRequest, convert: Convert): Record<string, unknown> {
     const { uid, desiredAPIVersion, objects } = request;
     const convertedObjects: Record<string, unknown>[] = [];
     for (const object of objects) {
       try {
-        convertedObjects.push(this.convertOne(object, desiredAPIVersion));
+        convertedObjects.push(convertOne(convert, object, desiredAPIVersion));
       } catch (err) {
         const [what, from, error] = [nameOf(object), String(object.apiVersion), errorMessage(err)];
         this.options.log.error('conversion failed', {
@@ -197,17 +214,21 @@ export class ConversionServer implements ConversionEndpoint {
     }
     return { uid, result: { status: 'Success' }, convertedObjects };
   }
+}
 
-  /** One object converted and checked; an object already in the desired version comes back as it is. */
-  private convertOne(object: Record<string, unknown>, desiredAPIVersion: string): Record<string, unknown> {
-    if (object.apiVersion === desiredAPIVersion) return object;
-    const before = { kind: object.kind, metadata: structuredClone(object.metadata) }; // convert may mutate
-    const converted: unknown = this.options.convert(object, desiredAPIVersion);
-    if (!isObject(converted)) throw new Error('the converter returned no object');
-    const problem = refusal(before, converted, desiredAPIVersion);
-    if (problem) throw new Error(problem);
-    return converted;
-  }
+/** One object converted and checked; an object already in the desired version comes back as it is. */
+function convertOne(
+  convert: Convert,
+  object: Record<string, unknown>,
+  desiredAPIVersion: string,
+): Record<string, unknown> {
+  if (object.apiVersion === desiredAPIVersion) return object;
+  const before = { kind: object.kind, metadata: structuredClone(object.metadata) }; // convert may mutate
+  const converted: unknown = convert(object, desiredAPIVersion);
+  if (!isObject(converted)) throw new Error('the converter returned no object');
+  const problem = refusal(before, converted, desiredAPIVersion);
+  if (problem) throw new Error(problem);
+  return converted;
 }
 
 /**

@@ -5,103 +5,24 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
-import {
-  caBundle,
-  issueServingCertificate,
-  newCertificateAuthority,
-} from '../../../controller/kube/certificates';
+import { caBundle } from '../../../controller/kube/certificates';
 import type { Logger } from '../../../controller/log';
-import { ConversionServer, type Convert } from '../../../controller/runtime/conversion-server';
+import {
+  ConversionServer,
+  type Convert,
+  type ConversionServerOptions,
+} from '../../../controller/runtime/conversion-server';
+import {
+  caA,
+  caB,
+  call,
+  convertWidget,
+  review,
+  servingA,
+  servingB,
+  widget,
+} from '../../support/conversion-calls';
 import { recordingLogger, type LoggedLine } from '../../support/logger';
-
-const NAMES = ['localhost', '127.0.0.1'];
-const caA = newCertificateAuthority({ commonName: 'webhook-ca' });
-const caB = newCertificateAuthority({ commonName: 'webhook-ca' }); // the rotation's: same name, new key
-const servingA = issueServingCertificate(caA, NAMES);
-const servingB = issueServingCertificate(caB, NAMES);
-
-/** v1 says `spec.size` (a string), v2 `spec.replicas` (a number); size "broken" cannot convert. */
-const convertWidget: Convert = (object, desired) => {
-  const spec = object.spec as { size?: string; replicas?: number };
-  if (spec.size === 'broken') throw new Error('spec.size "broken" is not a number');
-  return desired === 'example.com/v2'
-    ? { ...object, apiVersion: desired, spec: { replicas: Number(spec.size) } }
-    : { ...object, apiVersion: desired, spec: { size: String(spec.replicas) } };
-};
-
-const widget = (apiVersion: string, name: string, spec: Record<string, unknown>) => ({
-  apiVersion,
-  kind: 'Widget',
-  metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: '7', generation: 2 },
-  spec,
-});
-const review = (desiredAPIVersion: string, objects: unknown[]) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'ConversionReview',
-  request: { uid: 'review-1', desiredAPIVersion, objects },
-});
-
-/** A ConversionReview answered, or a Status. */
-interface Answer {
-  response?: {
-    uid: string;
-    result: { status: string; message?: string };
-    convertedObjects?: Array<{ spec?: unknown }>;
-  };
-  reason?: string;
-  message?: string;
-}
-
-interface Reply {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Answer;
-  reusedSocket: boolean;
-}
-
-interface Call {
-  method?: string;
-  path?: string;
-  body?: unknown;
-  ca?: string;
-  agent?: https.Agent;
-  headers?: http.OutgoingHttpHeaders;
-  /** Writes and ends the body itself, instead of `body`. */
-  write?: (req: http.ClientRequest) => void;
-}
-
-/** One HTTPS request to 127.0.0.1 as `localhost`, trusting `ca` only; the body JSON unless a string. */
-function call(port: number, c: Call = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host: '127.0.0.1',
-        port,
-        servername: 'localhost',
-        method: c.method ?? 'POST',
-        path: c.path ?? '/convert',
-        ca: c.ca ?? caA.cert,
-        agent: c.agent ?? new https.Agent(),
-        headers: { 'Content-Type': 'application/json', ...c.headers },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: (text ? JSON.parse(text) : {}) as Answer,
-            reusedSocket: req.reusedSocket,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    if (c.write) return c.write(req);
-    req.end(typeof c.body === 'string' ? c.body : c.body === undefined ? undefined : JSON.stringify(c.body));
-  });
-}
 
 describe('ConversionServer', () => {
   let servers: ConversionServer[] = [];
@@ -110,7 +31,10 @@ describe('ConversionServer', () => {
   let observed: Array<[number, number]>;
 
   /** A server on a free port of 127.0.0.1 with servingA, stopped after the test. */
-  async function serve(convert: Convert = convertWidget, maxBodyBytes?: number): Promise<ConversionServer> {
+  async function serve(
+    convert: ConversionServerOptions['convert'] = convertWidget,
+    maxBodyBytes?: number,
+  ): Promise<ConversionServer> {
     const server = new ConversionServer({
       address: '127.0.0.1:0',
       certificate: servingA,
@@ -193,6 +117,33 @@ describe('ConversionServer', () => {
         },
       },
     ]);
+  });
+
+  it('loads its converter for each review when given a loader: a failure answers 500 and is logged, the next review loads again', async () => {
+    let loads = 0;
+    const load = () => {
+      loads++;
+      return loads === 1
+        ? Promise.reject(new Error('--kinds /x/kinds.js: boom'))
+        : Promise.resolve(convertWidget);
+    };
+    const server = await serve({ load });
+    expect(loads).toBe(0);
+    const body = review('example.com/v2', [widget('example.com/v1', 'a', { size: '3' })]);
+    const failed = await call(server.port, { body });
+    expect(failed.status).toBe(500);
+    expect(failed.body.message).toBe('could not load the conversions: --kinds /x/kinds.js: boom');
+    expect(lines).toEqual([
+      {
+        level: 'error',
+        msg: 'could not load the conversions',
+        fields: { uid: 'review-1', error: '--kinds /x/kinds.js: boom' },
+      },
+    ]);
+    const answered = await call(server.port, { body });
+    expect(answered.status).toBe(200);
+    expect(answered.body.response?.convertedObjects?.[0].spec).toEqual({ replicas: 3 });
+    expect(loads).toBe(2);
   });
 
   /** A converter that makes its changes to a converted copy. */

@@ -144,7 +144,7 @@ describe('ServingThread', () => {
     );
   });
 
-  test('conversions by the kinds of their module, answered while the main thread is busy', async () => {
+  test('conversions by the kinds of their module, loaded for the first review, then answered while the main thread is busy', async () => {
     const observed: number[] = [];
     const { log, lines } = recordingLogger();
     const thread = await start({
@@ -155,7 +155,15 @@ describe('ServingThread', () => {
     expect(thread.converts).toBe(true);
     const ca = newCertificateAuthority({ commonName: 'webhook-ca' });
     const endpoint = await thread.serveConversions('127.0.0.1:0', issueServingCertificate(ca, ['127.0.0.1']));
-    const asked = askFromElsewhere(`https://127.0.0.1:${endpoint.port}/convert`, 700, true);
+    const url = `https://127.0.0.1:${endpoint.port}/convert`;
+    const loaded = () => lines.filter((l) => l.msg === 'loaded the kinds for the first conversion');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(loaded()).toEqual([]);
+    const first = await askFromElsewhere(url, 0, true);
+    expect(first.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(loaded().map((l) => [l.level, typeof l.fields?.ms])).toEqual([['info', 'number']]);
+    const asked = askFromElsewhere(url, 700, true);
     busy(2500);
     const { status, ms, text } = await asked;
     expect(status).toBe(200);
@@ -163,7 +171,8 @@ describe('ServingThread', () => {
     const answer = JSON.parse(text) as { response: { convertedObjects: { spec: unknown }[] } };
     expect(answer.response.convertedObjects[0].spec).toEqual({ text: 'hi', formal: true });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(observed).toEqual([200]);
+    expect(observed).toEqual([200, 200]);
+    expect(loaded()).toHaveLength(1);
     expect(lines.filter((l) => l.level === 'error')).toEqual([]);
     await endpoint.stop();
   }, 30_000);
