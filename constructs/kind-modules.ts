@@ -4,17 +4,14 @@
  * controller's serving thread loads again to convert off the main thread (controller/serving). JavaScript
  * modules load as they are; TypeScript ones through tsx when the project has it.
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { extname, resolve } from 'node:path';
+import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { builtinKinds } from './builtin';
+import { KindsError, kindModuleFile } from './kind-module-files';
 import { KindRegistry, isKind, type Kind } from './kit';
 
-/** A problem the user fixes (a module that is missing or exports no kinds): one line, no stack. */
-export class KindsError extends Error {
-  override name = 'KindsError';
-}
+export { KindsError };
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
 let tsxRegistered = false;
@@ -38,8 +35,7 @@ function registerTypeScript(path: string): void {
 const importModule = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<unknown>;
 
 async function loadModule(path: string): Promise<unknown> {
-  const file = resolve(path);
-  if (!existsSync(file)) throw new KindsError(`--kinds ${path}: no such file`);
+  const file = kindModuleFile(path);
   if (TYPESCRIPT.has(extname(file))) registerTypeScript(path);
   try {
     try {

@@ -10,8 +10,8 @@
  * cluster that reads no other version than the stored one never asks for one, and the thread then stays
  * about 23 MB smaller (cdk8s-plus and the kinds, docs/DESIGN.md).
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { kindModuleFile } from '../../constructs/kind-module-files';
 import type * as KindModules from '../../constructs/kind-modules';
 import type { Level, Logger } from '../log';
 import { ConversionServer, registryConvert, type Convert } from '../runtime/conversion-server';
@@ -57,8 +57,7 @@ export async function serveEndpoints(
     if (!data.kinds) throw new Error('this thread was started without the modules of the kinds');
     const sources = data.kinds;
     // The modules are loaded for the first review (below); one that is not there fails now.
-    const missing = sources.modules.find((path) => !existsSync(path));
-    if (missing) throw new Error(`--kinds ${missing}: no such file`);
+    sources.modules.forEach(kindModuleFile);
     const load = () => {
       converter ??= loadConverter(sources, log).catch((err: unknown) => {
         converter = undefined; // the next review tries again

@@ -1,14 +1,14 @@
 /**
- * Requests to a ConversionServer as the API server makes them, for test/controller/runtime: over HTTPS
- * to 127.0.0.1 as `localhost`, with serving certificates from two CAs (a rotation's), a
- * converter of a two-version Widget, and ConversionReviews of it.
+ * Requests to a ConversionServer as the API server makes them (conversion-server.test.ts): over HTTPS to
+ * 127.0.0.1 as `localhost`, with serving certificates from two CAs (a rotation's), a converter of a
+ * two-version Widget, and ConversionReviews of it.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { issueServingCertificate, newCertificateAuthority } from '../../controller/kube/certificates';
 import type { Convert } from '../../controller/runtime/conversion-server';
 
-export const NAMES = ['localhost', '127.0.0.1'];
+const NAMES = ['localhost', '127.0.0.1'];
 export const caA = newCertificateAuthority({ commonName: 'webhook-ca' });
 export const caB = newCertificateAuthority({ commonName: 'webhook-ca' }); // the rotation's: same name, new key
 export const servingA = issueServingCertificate(caA, NAMES);
@@ -36,7 +36,7 @@ export const review = (desiredAPIVersion: string, objects: unknown[]) => ({
 });
 
 /** A ConversionReview answered, or a Status. */
-export interface Answer {
+interface Answer {
   response?: {
     uid: string;
     result: { status: string; message?: string };
@@ -46,14 +46,14 @@ export interface Answer {
   message?: string;
 }
 
-export interface Reply {
+interface Reply {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Answer;
   reusedSocket: boolean;
 }
 
-export interface Call {
+interface Call {
   method?: string;
   path?: string;
   body?: unknown;
