@@ -32,3 +32,37 @@ export const startMember = (
 /** The member a controller is (the name of its Lease), from its log. */
 export const memberOf = (c: RunningController): string =>
   (JSON.parse(c.logs.find((l) => l.includes('"a member of the ring"'))!) as { member: string }).member;
+
+/** What a ring's members did as members, for a test that times out: the ring's lines, and every warning. */
+const RING_WORDS =
+  /ring|leader|lease|let go|label a resource|sharding pass|shutting down|stepped back|took over|renewed/i;
+
+/** The last lines of each member's log that tell how its ring went: one block per member. */
+export function ringStory(members: readonly RunningController[], last = 15): string {
+  return members
+    .map((m) => {
+      const lines = m.logs.filter((l) => {
+        const entry = parse(l);
+        return entry && (entry.level === 'warn' || entry.level === 'error' || RING_WORDS.test(entry.msg));
+      });
+      return `${memberName(m)} (${lines.length} lines, the last ${last}):\n  ${lines.slice(-last).join('\n  ')}`;
+    })
+    .join('\n');
+}
+
+const parse = (line: string): { level?: string; msg: string } | undefined => {
+  try {
+    const entry = JSON.parse(line) as { level?: string; msg?: string };
+    return { level: entry.level, msg: entry.msg ?? '' };
+  } catch {
+    return undefined;
+  }
+};
+
+const memberName = (m: RunningController): string => {
+  try {
+    return memberOf(m);
+  } catch {
+    return `pid ${m.process.pid}`;
+  }
+};

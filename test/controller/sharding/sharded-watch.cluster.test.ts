@@ -14,7 +14,7 @@ import { readRecord, recordName, type RingRecord } from '../../../controller/sha
 import { shardLabel } from '../../../controller/sharding/members';
 import type { RunningController } from '../../support/controller';
 import { writesOf } from '../../faults/writers';
-import { memberOf, startMember } from './member-process';
+import { memberOf, ringStory, startMember } from './member-process';
 import {
   applyList,
   createNamespace,
@@ -36,6 +36,8 @@ let home: string;
 let ring: string;
 const spaces: string[] = [];
 const members: RunningController[] = [];
+/** Every member started, stopped ones too: what each logged tells a time-out's story. */
+const everyone: RunningController[] = [];
 
 interface Deployment {
   metadata: { name: string; namespace: string; labels?: Record<string, string> };
@@ -45,7 +47,11 @@ interface List<T> {
   items: T[];
 }
 
-const start = () => startMember(ring, home, 'on', LEASE_SECONDS);
+const start = async () => {
+  const member = await startMember(ring, home, 'on', LEASE_SECONDS);
+  everyone.push(member);
+  return member;
+};
 
 /** The ring's record, as the ring's leader last wrote it. */
 const record = (): RingRecord | undefined => {
@@ -105,7 +111,8 @@ async function settled(names: string[], what: string, timeoutMs: number): Promis
   let left: string[] = [];
   const deadline = Date.now() + timeoutMs;
   while ((left = await unsettled(names)).length > 0) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${left.join('; ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}: ${left.join('; ')}\n${ringStory(everyone)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -9,7 +9,7 @@
 import { drainLabel, RING_LABEL, shardLabel } from '../../../controller/sharding/members';
 import { HashRing } from '../../../controller/sharding/ring';
 import type { RunningController } from '../../support/controller';
-import { memberOf, startMember } from './member-process';
+import { memberOf, ringStory, startMember } from './member-process';
 import {
   applyList,
   createNamespace,
@@ -27,6 +27,8 @@ let home: string;
 let ring: string;
 const spaces: string[] = [];
 const members: RunningController[] = [];
+/** Every member started, stopped ones too: what each logged tells a time-out's story. */
+const everyone: RunningController[] = [];
 
 interface Labelled {
   metadata: {
@@ -41,7 +43,11 @@ interface List<T> {
   items: T[];
 }
 
-const start = () => startMember(ring, home, 'off');
+const start = async () => {
+  const member = await startMember(ring, home, 'off');
+  everyone.push(member);
+  return member;
+};
 
 /** Every Memcached of the test, with its labels. */
 const memcacheds = () =>
@@ -96,14 +102,18 @@ function unsettled(names: string[]): string[] {
   });
 }
 
-/** Waits until everything is where the ring of `names` puts it; a timeout names what is not. */
+/**
+ * Waits until everything is where the ring of `names` puts it; a timeout names what is not, and tells
+ * what each member logged of the ring.
+ */
 async function settled(names: string[], what: string, timeoutMs: number): Promise<void> {
   let left: string[] = [];
   try {
     await waitFor(() => (left = unsettled(names)).length === 0, { what, timeoutMs });
   } catch (err) {
     throw new Error(
-      `${(err as Error).message}: ${left.length} not settled, e.g. ${left.slice(0, 5).join('; ')}`,
+      `${(err as Error).message}: ${left.length} not settled, e.g. ${left.slice(0, 5).join('; ')}\n` +
+        ringStory(everyone),
     );
   }
 }
