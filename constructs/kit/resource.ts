@@ -2,7 +2,7 @@
  * What every kind shares: the shape of a custom resource, the labels that mark a child as ours, and the
  * error a construct throws for a spec it cannot synthesize.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { MAX_LABEL_LENGTH, isDns1035Label, isDns1123Label } from './names';
 
 /** The project's name: the value of app.kubernetes.io/managed-by on every child. */
@@ -77,7 +77,8 @@ export class SpecError extends Error {
 export function applySetId(resource: Pick<CustomResource, 'apiVersion' | 'kind' | 'metadata'>): string {
   const group = resource.apiVersion.includes('/') ? resource.apiVersion.split('/')[0] : '';
   const key = [resource.metadata.name, resource.metadata.namespace ?? '', resource.kind, group].join('.');
-  return `applyset-${createHash('sha256').update(key).digest('base64url')}-v1`;
+  // The one-shot hash: half of createHash's time for a key this short (it runs for every child).
+  return `applyset-${hash('sha256', key, 'base64url')}-v1`;
 }
 
 /** The labels every child of `resource` carries, so the operator can find what it made. */
