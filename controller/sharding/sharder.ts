@@ -5,7 +5,8 @@
  * acts on ./assign's plan (each uid's place remembered while the members stay the same): labels resources,
  * takes Leases over, removes dead ones, and writes each Lease's state label for `kubectl get lease -L`.
  * One pass at a time; a change during a pass runs another after it. A write that fails is logged and
- * retried by the next pass, which decides again from what it sees then.
+ * retried by the next pass, which decides again from what it sees then. Each kind is placed once it has
+ * listed: one the API server will not list (its CRD missing) holds back none of the others.
  */
 import { LEASE, type Kind, type KubeObject } from '../../constructs/kit';
 import type { KubeClient } from '../kube/client';
@@ -198,10 +199,13 @@ export class Sharder {
   }
 
   private async once(): Promise<void> {
-    if (!this.informers.every((i) => i.hasSynced())) return;
+    if (!this.leases.hasSynced() || (this.record && !this.record.hasSynced())) return;
     const { ring, log } = this.options;
     const leases = this.leases.list() as unknown as (MemberLease & KubeObject)[];
-    const objects: Placed[] = this.parents.flatMap((informer) =>
+    // A kind the API server will not list (its CRD missing, its list forbidden) is placed once it lists;
+    // the other kinds are not held for it, as its Manager's other kinds are not.
+    const listed = this.parents.filter((informer) => informer.hasSynced());
+    const objects: Placed[] = listed.flatMap((informer) =>
       informer.list().map((o) => ({
         type: informer.type,
         namespace: o.metadata.namespace,

@@ -1,7 +1,8 @@
 /**
  * One kind that cannot work never stops the others: a missing CRD and a forbidden list each leave the
  * other kinds reconciling, are reported (a log line saying what to do, a metric, /readyz?verbose, the
- * resource's status), and are picked up without a restart once fixed.
+ * resource's status), and are picked up without a restart once fixed; a sharded controller's ring leader
+ * places the other kinds' resources while one kind's CRD is missing.
  */
 import { join } from 'node:path';
 import { databaseManager, memcached as fixture, webBalancer } from '../fixtures/resources';
@@ -14,8 +15,11 @@ import {
   forgetConversionUrl,
   getJson,
   kubectl,
+  uniqueName,
   waitFor,
 } from '../support/kubectl';
+import { startMember } from '../controller/sharding/member-process';
+import { shardLabel } from '../../controller/sharding/members';
 import { serviceAccountKubeconfig } from '../support/controller-role';
 import { installRules, record } from './support';
 
@@ -181,4 +185,37 @@ it('runs the kinds that do not need a forbidden list, and says so on the others 
   expect(
     controller.logs.filter((l) => l.includes('"status":403') && l.includes('"level":"warn"')).length,
   ).toBeLessThan(5);
+});
+
+it("places and runs the other kinds' resources in a ring while a CRD is missing, and its kind once installed", async () => {
+  // The first test's Balancer keeps the finalizer of its controller, gone: the CRD's deletion would wait.
+  if (exists(['balancer', 'lb', '-n', ns]))
+    kubectl(['patch', 'balancer', 'lb', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  kubectl(['delete', 'crd', BALANCER_CRD, '--ignore-not-found']);
+  const ring = uniqueName('ring');
+  // Cluster-wide, as an install runs it; its Lease in the test's namespace.
+  const member = await startMember(ring, ns, 'off');
+  running.push(member);
+
+  applyYaml(memcached('in-ring'));
+  await waitFor(() => exists(['deployment', 'in-ring', '-n', ns]), {
+    what: 'the Memcached Deployment, placed in the ring while the Balancer CRD is missing',
+    // As above: admission may not map the owners of a CRD deleted a moment ago for up to 30 s.
+    timeoutMs: 45_000,
+  });
+  const shardOf = (resource: string, name: string) =>
+    getJson<{ metadata: { labels?: Record<string, string> } }>([resource, name, '-n', ns]).metadata.labels?.[
+      shardLabel(ring)
+    ];
+  expect(shardOf('memcached', 'in-ring')).toBeDefined();
+
+  kubectl(['apply', '--server-side', '-f', BALANCER_CRD_FILE]);
+  kubectl(['wait', '--for', 'condition=Established', `crd/${BALANCER_CRD}`, '--timeout=30s']);
+  await waitFor(
+    () => {
+      applyYaml(JSON.stringify(webBalancer(ns, ['a'])));
+      return shardOf('balancer', 'lb') !== undefined && readyCondition('balancer', 'lb') !== undefined;
+    },
+    { what: 'the Balancer to be placed and reconciled after its CRD came back', timeoutMs: 30_000 },
+  );
 });
