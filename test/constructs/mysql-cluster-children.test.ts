@@ -1,5 +1,5 @@
 /** MySQL Cluster's children, field by field, and the specs it refuses. */
-import { Testing } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { CREATE_ONLY_ANNOTATION, GENERATE_ANNOTATION, MysqlCluster, type Manifest } from '../../constructs';
 import { GROUP_REPLICATION_FLAGS } from '../../constructs/mysql-cluster/mysql-cluster';
 import { find, specError } from './manifests';
@@ -150,9 +150,9 @@ describe('MySQL Cluster', () => {
   });
 
   it('renders inline in a cdk8s chart', () => {
-    const chart = Testing.chart();
+    const chart = new Chart(new App(), 'test');
     new MysqlCluster(chart, 'db', { name: 'orders', spec: { members: 1 } });
-    const out = Testing.synth(chart) as Manifest[];
+    const out = chart.toJson() as Manifest[];
     expect(out.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
       'Secret/orders-root-password',
       'Service/orders',

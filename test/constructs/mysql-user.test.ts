@@ -5,7 +5,7 @@
  * changed and repaired, Waiting for a database, dropped with the resource. Against a real MariaDB:
  * test/controller/mysql-kinds.cluster.test.ts.
  */
-import { Testing } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import {
   CREATE_ONLY_ANNOTATION,
   GENERATE_ANNOTATION,
@@ -100,10 +100,10 @@ describe('the schema', () => {
 
 describe('the construct', () => {
   it('makes the credentials Secret, create-only, its password generated (24 characters) by the controller', () => {
-    const chart = Testing.chart();
+    const chart = new Chart(new App(), 'test');
     const inputs = { host: 'db.example.net', port: '3307' };
     const user = new MysqlUser(chart, 'user', { name: 'shop-app', spec: spec(), inputs });
-    const [secret] = Testing.synth(chart) as object[];
+    const [secret] = chart.toJson() as object[];
     expect(secret).toEqual({
       apiVersion: 'v1',
       kind: 'Secret',

@@ -1,5 +1,5 @@
 /** `childPolicy`: a construct's declaration of a child's policy, written as annotations on the child. */
-import { ApiObject, Chart, Testing } from 'cdk8s';
+import { ApiObject, App, Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import {
   CREATE_ONLY_ANNOTATION,
@@ -19,7 +19,7 @@ const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
 describe('childPolicy', () => {
   let chart: Chart;
   beforeEach(() => {
-    chart = Testing.chart();
+    chart = new Chart(new App(), 'test');
   });
 
   describe('writes the policy as annotations, ours and Flux’s', () => {
@@ -195,13 +195,13 @@ describe('childPolicy', () => {
         'generate /stringData/a=b: "," and "=" cannot be in the pointer',
       ],
     ])('%s', (_, policy, message) => {
-      const chart = Testing.chart();
+      const chart = new Chart(new App(), 'test');
       const child = secret(chart, 'db');
       expect(errorOf(() => childPolicy(child, policy))).toBe(`childPolicy(Secret db): ${message}`);
     });
 
     it('waiting for itself, as an ApiObject or through its cdk8s-plus construct', () => {
-      const chart = Testing.chart();
+      const chart = new Chart(new App(), 'test');
       const child = configMap(chart, 'self');
       expect(errorOf(() => childPolicy(child, { waitFor: [child] }))).toBe(
         'childPolicy(ConfigMap self): a child cannot wait for itself',

@@ -1,4 +1,4 @@
-import { App, Chart, Testing } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   CLUSTER_ROLE,
@@ -342,9 +342,9 @@ describe('customResourceClass', () => {
   class GreetingResource extends customResourceClass(greetingKind) {}
 
   it('renders the custom resource itself, typed by the spec', () => {
-    const chart = new Chart(Testing.app(), 'test', { namespace: 'ns' });
+    const chart = new Chart(new App(), 'test', { namespace: 'ns' });
     new GreetingResource(chart, 'hi', { metadata: { name: 'hi' }, spec: { message: 'hey' } });
-    expect(Testing.synth(chart)).toEqual([
+    expect(chart.toJson()).toEqual([
       {
         apiVersion: 'greetings.example.com/v1',
         kind: 'Greeting',
@@ -373,7 +373,7 @@ describe('a kind whose status type is an interface, as `reconstruct gen` writes 
       greetingWith({ status: () => ({ greeted: 1 }) }),
     );
     class Resource extends customResourceClass(kind) {}
-    const chart = new Chart(Testing.app(), 'test');
+    const chart = new Chart(new App(), 'test');
     new Resource(chart, 'r', { spec: {} });
     expect(new KindRegistry([kind]).get(kind.apiVersion, kind.kind)).toBe(kind);
     expect(kind.withDefaults({}).message).toBe('hello');

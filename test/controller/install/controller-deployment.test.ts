@@ -1,5 +1,5 @@
 /** ControllerDeployment: the controller's pods, their arguments and their defaults. */
-import { Testing } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import type { Manifest } from '../../../constructs';
 import {
   CONTROLLER_NODE_OPTIONS,
@@ -29,7 +29,7 @@ type Deployment = Manifest & {
 
 const labels = { app: 'op' };
 function synth(props: Partial<ControllerDeploymentProps> = {}): Deployment {
-  const chart = Testing.chart();
+  const chart = new Chart(new App(), 'test');
   new ControllerDeployment(chart, 'controller', {
     name: 'op',
     namespace: 'op-system',
@@ -37,7 +37,7 @@ function synth(props: Partial<ControllerDeploymentProps> = {}): Deployment {
     labels,
     ...props,
   });
-  const [deployment] = Testing.synth(chart) as Deployment[];
+  const [deployment] = chart.toJson() as Deployment[];
   return deployment;
 }
 const container = (deployment: Deployment) => deployment.spec.template.spec.containers[0];

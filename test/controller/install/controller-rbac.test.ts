@@ -2,7 +2,7 @@
  * ControllerRbac: the ServiceAccount, the roles and their bindings, cluster-wide or per namespace.
  * What each rule holds is test/controller/install/install.test.ts's.
  */
-import { Testing } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { builtinKinds, type Manifest } from '../../../constructs';
 import { ControllerRbac, type ControllerRbacProps } from '../../../controller/install/controller-rbac';
 import { clusterRules } from '../../../controller/install/permissions';
@@ -13,14 +13,14 @@ import { tenantNamespaceKind } from '../../fixtures/kinds/tenant-namespace';
 type Binding = Manifest & { roleRef: { kind: string; name: string }; subjects: object[] };
 
 function synth(props: Partial<ControllerRbacProps> = {}): { rbac: ControllerRbac; manifests: Manifest[] } {
-  const chart = Testing.chart();
+  const chart = new Chart(new App(), 'test');
   const rbac = new ControllerRbac(chart, 'rbac', {
     kinds: [greetingKind],
     name: 'op',
     namespace: 'op-system',
     ...props,
   });
-  return { rbac, manifests: Testing.synth(chart) as Manifest[] };
+  return { rbac, manifests: chart.toJson() as Manifest[] };
 }
 const ids = (manifests: Manifest[]) =>
   manifests.map(

@@ -1,5 +1,5 @@
 /** MetricsAccess: who reaches the controller's metrics port. */
-import { Testing } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import type { Manifest } from '../../../constructs';
 import { ControllerDeployment } from '../../../controller/install/controller-deployment';
 import { METRICS_NAMESPACE_LABEL, MetricsAccess } from '../../../controller/install/metrics-access';
@@ -14,7 +14,7 @@ function synth(
   metrics: MetricsAccess;
   manifests: (Manifest & { spec: Spec })[];
 } {
-  const chart = Testing.chart();
+  const chart = new Chart(new App(), 'test');
   const controller = new ControllerDeployment(chart, 'controller', {
     name: 'op',
     namespace: 'op-system',
@@ -22,7 +22,7 @@ function synth(
     labels: { app: 'op' },
   });
   const metrics = new MetricsAccess(chart, 'metrics', { controller, serviceMonitor, auth });
-  const manifests = (Testing.synth(chart) as (Manifest & { spec: Spec })[]).filter(
+  const manifests = (chart.toJson() as (Manifest & { spec: Spec })[]).filter(
     (m) => m.kind !== 'Deployment' && !m.kind.startsWith('ClusterRole'),
   );
   return { metrics, manifests };
@@ -85,7 +85,7 @@ describe('MetricsAccess', () => {
 
   it('lets the controller check scrapes and gives a role to bind scrapers to; none without auth', () => {
     const roles = (auth?: boolean) => {
-      const chart = Testing.chart();
+      const chart = new Chart(new App(), 'test');
       const controller = new ControllerDeployment(chart, 'controller', {
         name: 'op',
         namespace: 'op-system',
@@ -93,7 +93,7 @@ describe('MetricsAccess', () => {
         labels: { app: 'op' },
       });
       new MetricsAccess(chart, 'metrics', { controller, auth });
-      return (Testing.synth(chart) as (Manifest & Record<string, unknown>)[]).filter((m) =>
+      return (chart.toJson() as (Manifest & Record<string, unknown>)[]).filter((m) =>
         m.kind.startsWith('ClusterRole'),
       );
     };

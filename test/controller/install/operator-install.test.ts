@@ -2,7 +2,7 @@
  * The OperatorInstall construct: what it renders (snapshots), its defaults, how its parts fit together,
  * and that installManifests is it, synthesized.
  */
-import { Testing } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { builtinKinds, type Manifest } from '../../../constructs';
 import { installManifests } from '../../../controller/install/install';
 import { OperatorInstall, type InstallProps } from '../../../controller/install/operator-install';
@@ -23,9 +23,9 @@ type Deployment = Manifest & {
 };
 
 function synth(props: InstallProps): { install: OperatorInstall; manifests: Manifest[] } {
-  const chart = Testing.chart();
+  const chart = new Chart(new App(), 'test');
   const install = new OperatorInstall(chart, 'install', props);
-  return { install, manifests: Testing.synth(chart) as Manifest[] };
+  return { install, manifests: chart.toJson() as Manifest[] };
 }
 const ids = (manifests: Manifest[]) =>
   manifests.map(
